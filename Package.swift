@@ -1,0 +1,117 @@
+// swift-tools-version:6.1
+// swift-core-motion: Apple's Core Motion API on Linux, fed by IIO sensors, recordings and a simulator.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "swift-core-motion",
+    platforms: [.macOS(.v15)],
+    products: [
+        // Apple's API, under Apple's module name.
+        .library(name: "CoreMotion", targets: ["CoreMotion"]),
+        // Deterministic devices on a virtual clock for an app's own tests (the idea of NIOEmbedded).
+        .library(name: "CoreMotionTesting", targets: ["CoreMotionTesting"]),
+        // The layers below the API, for tools and advanced users.
+        .library(name: "MotionEngine", targets: ["MotionEngine"]),
+        .library(name: "MotionRecordings", targets: ["MotionRecordings"]),
+        .executable(name: "coremotion", targets: ["CoreMotionCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+    ],
+    targets: [
+        // Layer 1–2: sample value types, vector maths, clocks and the device protocol.
+        .target(name: "MotionSamples", swiftSettings: strict),
+        // Layer 1: recordings of real phones (every reader converts to Apple's axes and units) and replay.
+        .target(
+            name: "MotionRecordings",
+            dependencies: ["MotionSamples", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            swiftSettings: strict
+        ),
+        // Layer 1: physics-based simulator with a sensor error model.
+        .target(name: "MotionSimulator", dependencies: ["MotionSamples"], swiftSettings: strict),
+        // Layer 1: Linux Industrial I/O sensors.
+        .target(
+            name: "MotionIIO",
+            dependencies: ["MotionSamples", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        // Layer 3: pure algorithms: fusion, steps, activity, altitude, geomagnetism.
+        .target(name: "MotionEngine", dependencies: ["MotionSamples"], resources: [.copy("Resources")], swiftSettings: strict),
+        // Layer 5: pedometer and activity history in SQLite.
+        .target(
+            name: "MotionHistory",
+            dependencies: ["MotionSamples", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
+        // Layer 4: one shared service per process: device selection, fan-out, decimation, delivery.
+        .target(
+            name: "MotionService",
+            dependencies: [
+                "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionEngine", "MotionHistory",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strict
+        ),
+        // Layer 6: Apple's names.
+        .target(name: "CoreMotion", dependencies: ["MotionService", "MotionSamples"], swiftSettings: strict),
+        .target(
+            name: "CoreMotionTesting",
+            dependencies: ["CoreMotion", "MotionService", "MotionSamples", "MotionRecordings", "MotionSimulator"],
+            swiftSettings: strict
+        ),
+        // Layer 7: the `coremotion` tool.
+        .executableTarget(
+            name: "CoreMotionCLI",
+            dependencies: [
+                "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionEngine", "MotionService",
+                "CoreMotion",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: strict
+        ),
+
+        // Tests
+        .target(name: "TestSupport", dependencies: ["MotionSamples"], path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "MotionSamplesTests", dependencies: ["MotionSamples", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MotionRecordingsTests",
+            dependencies: ["MotionRecordings", "TestSupport"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "MotionSimulatorTests", dependencies: ["MotionSimulator", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MotionIIOTests", dependencies: ["MotionIIO", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MotionEngineTests",
+            dependencies: ["MotionEngine", "MotionRecordings", "MotionSimulator", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "MotionHistoryTests", dependencies: ["MotionHistory", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MotionServiceTests",
+            dependencies: ["MotionService", "MotionRecordings", "MotionSimulator", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "CoreMotionTests",
+            dependencies: ["CoreMotion", "CoreMotionTesting", "MotionService", "MotionRecordings", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "CoreMotionCLITests",
+            dependencies: ["CoreMotionCLI", "TestSupport"],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

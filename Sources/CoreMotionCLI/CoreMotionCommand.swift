@@ -1,0 +1,19 @@
+import ArgumentParser
+
+/// The `coremotion` tool: play, inspect and evaluate motion data with this library.
+@main
+struct CoreMotionCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "coremotion",
+        abstract: "Core Motion on Linux: play, inspect, fuse and evaluate motion recordings.",
+        discussion: """
+            Devices are chosen with COREMOTION_DEVICE (none, auto, replay:PATH[?speed=N&loop=true], sim:SCENE, iio[:ROOT]).
+            Every command that prints results also takes --json.
+            """,
+        subcommands: CoreMotionCommand.allSubcommands
+    )
+
+    /// Every subcommand, in the order `--help` lists them. Add new commands here.
+    static let allSubcommands: [any ParsableCommand.Type] = [
+    ]
+}

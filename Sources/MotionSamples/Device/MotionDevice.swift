@@ -1,0 +1,75 @@
+import Foundation
+
+/// What a device offers for one sensor.
+public struct SensorDescription: Sendable, Hashable, Codable {
+    public var kind: SensorKind
+    /// Human-readable name (driver, file or scene).
+    public var name: String
+    /// Slowest rate the hardware runs at, Hz.
+    public var minimumRate: Double
+    /// Fastest rate the hardware runs at, Hz.
+    public var maximumRate: Double
+    /// Rates the hardware offers, when it only offers a discrete set (IIO `sampling_frequency_available`).
+    public var availableRates: [Double]?
+
+    public init(kind: SensorKind, name: String, minimumRate: Double, maximumRate: Double, availableRates: [Double]? = nil) {
+        self.kind = kind
+        self.name = name
+        self.minimumRate = minimumRate
+        self.maximumRate = maximumRate
+        self.availableRates = availableRates
+    }
+
+    /// The shortest sample interval the sensor can deliver, seconds.
+    public var minimumInterval: TimeInterval { 1 / maximumRate }
+}
+
+/// Receives the samples of a device, in time order per sensor, on the device's thread (or, on a
+/// virtual clock, on the thread that advances it).
+public typealias SampleSink = @Sendable (SensorSample) -> Void
+
+/// A device state change that is not a sample.
+public enum DeviceEvent: Sendable, Hashable {
+    /// A sensor stopped delivering (unplugged, unbound, read error); it is unavailable until
+    /// ``sensorReturned(_:)``.
+    case sensorLost(SensorKind, reason: String)
+    /// A sensor that was lost delivers again.
+    case sensorReturned(SensorKind)
+    /// A recording reached its end (without `loop`).
+    case endOfData
+}
+
+/// Receives device events.
+public typealias DeviceEventSink = @Sendable (DeviceEvent) -> Void
+
+/// A source of raw motion samples: Linux IIO hardware, a replayed recording, the simulator, or none.
+///
+/// The service owns exactly one device per process. It asks for the sensors some client needs, at
+/// the fastest rate any client asked for (already clamped to the device's range); the device
+/// delivers every sample of those sensors to the sink, converted to Apple's axes and units, with
+/// timestamps on the service's ``MotionClock``.
+public protocol MotionDevice: AnyObject, Sendable {
+    /// Short description, e.g. `replay:/data/walk (Sensor Logger, iPhone 13)`.
+    var name: String { get }
+    /// The sensors this device has now. A lost sensor is absent until it returns.
+    var sensors: [SensorKind: SensorDescription] { get }
+    /// The clock the device stamps its samples on.
+    var clock: any MotionClock { get }
+    /// Sets which sensors run and at what rate (Hz). An empty dictionary stops everything.
+    /// Samples go to `sink`, events to `events`; a later call replaces both.
+    func run(_ rates: [SensorKind: Double], sink: @escaping SampleSink, events: @escaping DeviceEventSink)
+}
+
+extension MotionDevice {
+    /// True when the device has `sensor` now.
+    public func has(_ sensor: SensorKind) -> Bool { sensors[sensor] != nil }
+}
+
+/// A device without sensors (`COREMOTION_DEVICE=none`): nothing is available, nothing is delivered.
+public final class NoDevice: MotionDevice {
+    public let clock: any MotionClock
+    public init(clock: any MotionClock = SystemClock.shared) { self.clock = clock }
+    public var name: String { "none" }
+    public var sensors: [SensorKind: SensorDescription] { [:] }
+    public func run(_ rates: [SensorKind: Double], sink: @escaping SampleSink, events: @escaping DeviceEventSink) {}
+}

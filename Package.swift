@@ -17,6 +17,7 @@ let package = Package(
         // The layers below the API, for tools and advanced users.
         .library(name: "MotionEngine", targets: ["MotionEngine"]),
         .library(name: "MotionRecordings", targets: ["MotionRecordings"]),
+        .library(name: "MotionIIO", targets: ["MotionIIO"]),
         .executable(name: "coremotion", targets: ["CoreMotionCLI"]),
     ],
     dependencies: [

@@ -12,14 +12,28 @@ import Foundation
 /// member with `PATH#MEMBER`; ``members(of:format:)`` lists the names. Every reader follows the
 /// same bad-input policy (see ``RecordingNotice`` and the "Bad input" article).
 public enum RecordingReader {
+    /// The readers in detection order: formats recognised by a header line first, then layouts.
     static var readers: [any FormatReader.Type] {
-        [
-        BROADReader.self,
-        ]
+        detectionOrder.compactMap { reader(for: $0) }
     }
 
-    static func reader(for format: RecordingFormat) -> any FormatReader.Type {
-        readers.first { $0.format == format }!
+    static let detectionOrder: [RecordingFormat] = [
+        .native, .sensorLog, .broad, .qrowd, .mPower, .sensorLogger, .oxfordStepCounter, .motionSense, .ipolGait,
+    ]
+
+    static func reader(for format: RecordingFormat) -> (any FormatReader.Type)? {
+        switch format {
+        case .broad: BROADReader.self
+        case .sensorLogger: SensorLoggerReader.self
+        default: nil
+        }
+    }
+
+    static func requireReader(_ format: RecordingFormat) throws -> any FormatReader.Type {
+        guard let reader = reader(for: format) else {
+            throw RecordingError(file: "", expected: "a format with a reader", found: format.name)
+        }
+        return reader
     }
 
     /// Reads the recording at `url` (a file, a folder or a `.zip`).
@@ -43,7 +57,7 @@ public enum RecordingReader {
     /// Reads member `member` (or the whole container when `nil`) of the recording at `url`.
     public static func read(_ url: URL, member: String?, format: RecordingFormat? = nil) throws -> Recording {
         let container = try RecordingContainer(url)
-        let reader = try format.map { self.reader(for: $0) } ?? detect(container)
+        let reader = try format.map { try requireReader($0) } ?? detect(container)
         var recording = try reader.read(container, member: member?.isEmpty == true ? nil : member)
         if recording.metadata.properties["member"] == nil, let member, !member.isEmpty {
             recording.metadata.properties["member"] = member
@@ -62,7 +76,7 @@ public enum RecordingReader {
     public static func members(of url: URL, format: RecordingFormat? = nil) throws -> [RecordingMember] {
         let (base, _) = split(url)
         let container = try RecordingContainer(base)
-        let reader = try format.map { self.reader(for: $0) } ?? detect(container)
+        let reader = try format.map { try requireReader($0) } ?? detect(container)
         return try reader.members(container)
     }
 

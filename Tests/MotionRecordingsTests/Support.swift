@@ -106,3 +106,50 @@ func medianInterval(_ times: [Double]) -> Double {
     d.sort()
     return d[d.count / 2]
 }
+
+/// A copy of a fixture folder in a temporary directory, to damage one of its files.
+struct FolderCopy {
+    let root: URL
+    let folder: URL
+
+    init(_ source: URL) throws {
+        root = try TestData.temporaryDirectory("folder")
+        folder = root.appendingPathComponent(source.lastPathComponent)
+        try FileManager.default.copyItem(at: source, to: folder)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: root) }
+
+    func url(_ name: String) -> URL { folder.appendingPathComponent(name) }
+
+    /// Rewrites file `name` of the copy.
+    func rewrite(_ name: String, _ edit: (String) -> String) throws {
+        let url = url(name)
+        let text = try String(contentsOf: url, encoding: .utf8)
+        try edit(text).write(to: url, atomically: true, encoding: .utf8)
+    }
+
+    /// Rewrites the lines of file `name`.
+    func rewriteLines(_ name: String, _ edit: ([String]) -> [String]) throws {
+        try rewrite(name) { text in
+            edit(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)).joined(separator: "\n")
+        }
+    }
+}
+
+extension Vector3 {
+    /// Largest absolute component difference.
+    func maxDifference(_ other: Vector3) -> Double { max(abs(x - other.x), abs(y - other.y), abs(z - other.z)) }
+}
+
+/// Index of the sample of `series` nearest to `time` (series sorted by time).
+func nearest(_ series: [TimedVector], _ time: Double) -> Int {
+    var lo = 0
+    var hi = series.count - 1
+    while lo < hi {
+        let mid = (lo + hi) / 2
+        if series[mid].time < time { lo = mid + 1 } else { hi = mid }
+    }
+    if lo > 0 && abs(series[lo - 1].time - time) < abs(series[lo].time - time) { return lo - 1 }
+    return lo
+}

@@ -25,6 +25,7 @@ public enum RecordingReader {
         switch format {
         case .broad: BROADReader.self
         case .sensorLogger: SensorLoggerReader.self
+        case .oxfordStepCounter: OxfordStepCounterReader.self
         default: nil
         }
     }

@@ -26,6 +26,7 @@ public enum RecordingReader {
         case .broad: BROADReader.self
         case .sensorLogger: SensorLoggerReader.self
         case .oxfordStepCounter: OxfordStepCounterReader.self
+        case .qrowd: QROWDReader.self
         default: nil
         }
     }

@@ -27,6 +27,7 @@ public enum RecordingReader {
         case .sensorLogger: SensorLoggerReader.self
         case .oxfordStepCounter: OxfordStepCounterReader.self
         case .qrowd: QROWDReader.self
+        case .motionSense: MotionSenseReader.self
         default: nil
         }
     }

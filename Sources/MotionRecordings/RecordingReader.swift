@@ -28,6 +28,7 @@ public enum RecordingReader {
         case .oxfordStepCounter: OxfordStepCounterReader.self
         case .qrowd: QROWDReader.self
         case .motionSense: MotionSenseReader.self
+        case .mPower: MPowerReader.self
         default: nil
         }
     }

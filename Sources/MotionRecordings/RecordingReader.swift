@@ -29,6 +29,7 @@ public enum RecordingReader {
         case .qrowd: QROWDReader.self
         case .motionSense: MotionSenseReader.self
         case .mPower: MPowerReader.self
+        case .ipolGait: IPOLGaitReader.self
         default: nil
         }
     }

@@ -30,6 +30,7 @@ public enum RecordingReader {
         case .motionSense: MotionSenseReader.self
         case .mPower: MPowerReader.self
         case .ipolGait: IPOLGaitReader.self
+        case .sensorLog: SensorLogReader.self
         default: nil
         }
     }

@@ -16,6 +16,12 @@ final class DeviceMotionChannel: @unchecked Sendable {
 
     static func availableFrames(on service: MotionService) -> CMAttitudeReferenceFrame { [] }
 
+    /// Whether device motion can run on `service`'s device.
+    static func isSupported(on service: MotionService) -> Bool { false }
+
+    /// Starts a stream for the library's own use (batched device motion), without a queue.
+    func startInternal(frame: CMAttitudeReferenceFrame, receive: @escaping @Sendable (CMDeviceMotion) -> Void) {}
+
     var isAvailable: Bool { false }
 
     var isActive: Bool {

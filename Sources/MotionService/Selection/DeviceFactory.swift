@@ -1,4 +1,5 @@
 import Foundation
+import MotionRecordings
 
 /// Opens the device a ``DeviceSpecification`` names.
 public enum DeviceFactory {
@@ -12,7 +13,19 @@ public enum DeviceFactory {
             return NoDevice(clock: clock)
         case .auto:
             return NoDevice(clock: clock)
-        case .replay, .simulator, .iio:
+        case .replay(let path, let speed, let loop):
+            let recording: Recording
+            do {
+                recording = try RecordingReader.read(path)
+            } catch {
+                throw DeviceSpecificationError(value: specification.description, reason: "cannot read the recording: \(error)")
+            }
+            guard !recording.sensors.isEmpty else {
+                throw DeviceSpecificationError(value: specification.description, reason: "the recording has no raw sensor data")
+            }
+            let name = "replay:\(path) (\(recording.metadata.format)\(recording.metadata.deviceName.map { ", \($0)" } ?? ""))"
+            return ScheduledDevice(name: name, source: RecordingSource(recording), clock: clock, speed: speed, loop: loop)
+        case .simulator, .iio:
             throw DeviceSpecificationError(value: specification.description, reason: "this device kind is not wired yet")
         }
     }

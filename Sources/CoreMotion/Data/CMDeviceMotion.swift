@@ -104,3 +104,33 @@ open class CMDeviceMotion: CMLogItem, @unchecked Sendable {
         super.init(coder: coder)
     }
 }
+
+/// Historical device motion recorded for later retrieval (a 27.x beta type on Apple's platforms, with
+/// no public producer yet; it exists here as a data type).
+open class CMRecordedDeviceMotion: CMDeviceMotion, @unchecked Sendable {
+    let storedIdentifier: UInt64
+    let storedStartDate: Date
+
+    /// Unique identifier of the sample.
+    open var identifier: UInt64 { storedIdentifier }
+    /// Wall-clock time of the sample.
+    open var startDate: Date { storedStartDate }
+
+    public override init() {
+        storedIdentifier = 0
+        storedStartDate = Date(timeIntervalSinceReferenceDate: 0)
+        super.init()
+    }
+
+    open override func encode(with coder: NSCoder) {
+        super.encode(with: coder)
+        coder.encode(Int64(bitPattern: storedIdentifier), forKey: "identifier")
+        coder.encode(storedStartDate.timeIntervalSinceReferenceDate, forKey: "startDate")
+    }
+
+    public required init?(coder: NSCoder) {
+        storedIdentifier = UInt64(bitPattern: coder.decodeInt64(forKey: "identifier"))
+        storedStartDate = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "startDate"))
+        super.init(coder: coder)
+    }
+}

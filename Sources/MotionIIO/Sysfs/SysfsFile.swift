@@ -97,7 +97,7 @@ public enum SysfsFile {
 
     /// Writes `text` to an attribute (the kernel wants the whole value in one write).
     public static func write(_ path: String, _ text: String) throws(IIOError) {
-        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)  // O_TRUNC as a shell `echo >` does; sysfs ignores it, a fake tree needs it
         guard fd >= 0 else { throw IIOError.from(errno: errno, path: path, operation: "open", writing: true) }
         defer { close(fd) }
         let bytes = Array(text.utf8)

@@ -25,6 +25,8 @@ public enum RecordingReader {
         switch format {
         case .broad: BROADReader.self
         case .sensorLogger: SensorLoggerReader.self
+        case .oxfordStepCounter: OxfordStepCounterReader.self
+        case .qrowd: QROWDReader.self
         default: nil
         }
     }

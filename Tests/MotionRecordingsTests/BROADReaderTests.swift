@@ -97,7 +97,7 @@ import TestSupport
         let c = try Corruptor(Self.excerpt)
         defer { c.remove() }
         var url = try c.replacingField(line: 200, field: 1, with: "nan", as: "nan")
-        var text = try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var text = try splitLines(String(contentsOf: url, encoding: .utf8))
         var fields = text[300].split(separator: ",").map(String.init)
         fields[5] = "inf"
         text[300] = fields.joined(separator: ",")

@@ -23,7 +23,8 @@ struct Corruptor {
 
     func remove() { try? FileManager.default.removeItem(at: directory) }
 
-    var lines: [String] { original.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+    /// Lines split on `\n` only (a `\r` of a CRLF file stays at the end of its line).
+    var lines: [String] { splitLines(original) }
 
     /// Writes `text` as a copy and returns its URL.
     func write(_ text: String, as label: String) throws -> URL {
@@ -36,7 +37,7 @@ struct Corruptor {
     func truncatedMidLine() throws -> URL {
         var text = original
         while text.hasSuffix("\n") { text.removeLast() }
-        let lastLine = text.split(separator: "\n").last!
+        let lastLine = splitLines(text).last!
         text.removeLast(lastLine.count / 2)
         return try write(text, as: "truncated")
     }
@@ -132,7 +133,7 @@ struct FolderCopy {
     /// Rewrites the lines of file `name`.
     func rewriteLines(_ name: String, _ edit: ([String]) -> [String]) throws {
         try rewrite(name) { text in
-            edit(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)).joined(separator: "\n")
+            edit(splitLines(text)).joined(separator: "\n")
         }
     }
 }
@@ -152,4 +153,10 @@ func nearest(_ series: [TimedVector], _ time: Double) -> Int {
     }
     if lo > 0 && abs(series[lo - 1].time - time) < abs(series[lo].time - time) { return lo - 1 }
     return lo
+}
+
+/// Splits text on `\n` bytes only: a CRLF file keeps its `\r` at the end of each line (Swift's
+/// `Character` treats `\r\n` as one character, so `split(separator: "\n")` would not split it).
+func splitLines(_ text: String) -> [String] {
+    text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { String(String.UnicodeScalarView($0)) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MotionIIO
 import MotionRecordings
 
 /// Opens the device a ``DeviceSpecification`` names.
@@ -12,6 +13,13 @@ public enum DeviceFactory {
         case .none:
             return NoDevice(clock: clock)
         case .auto:
+            // This machine's IIO motion sensors if there are any; otherwise no device. A broken IIO
+            // tree is reported, not silently replaced.
+            do {
+                if let device = try IIODevice.discover(root: nil) { return device }
+            } catch {
+                throw DeviceSpecificationError(value: "auto", reason: "Linux IIO sensors were found but cannot be used: \(error)")
+            }
             return NoDevice(clock: clock)
         case .replay(let path, let speed, let loop):
             let recording: Recording
@@ -25,7 +33,21 @@ public enum DeviceFactory {
             }
             let name = "replay:\(path) (\(recording.metadata.format)\(recording.metadata.deviceName.map { ", \($0)" } ?? ""))"
             return ScheduledDevice(name: name, source: RecordingSource(recording), clock: clock, speed: speed, loop: loop)
-        case .simulator, .iio:
+        case .iio(let root):
+            do {
+                guard let device = try IIODevice.discover(root: root.map { URL(fileURLWithPath: $0) }) else {
+                    throw DeviceSpecificationError(
+                        value: specification.description,
+                        reason: "no IIO motion sensors under \(root ?? "/sys/bus/iio/devices")"
+                    )
+                }
+                return device
+            } catch let error as DeviceSpecificationError {
+                throw error
+            } catch {
+                throw DeviceSpecificationError(value: specification.description, reason: "\(error)")
+            }
+        case .simulator:
             throw DeviceSpecificationError(value: specification.description, reason: "this device kind is not wired yet")
         }
     }

@@ -1,6 +1,7 @@
 import CoreMotion
 import Foundation
 import MotionRecordings
+import MotionHistory
 import MotionService
 import MotionSimulator
 
@@ -37,10 +38,11 @@ public final class MotionTestHarness: @unchecked Sendable {
     /// The service the harness installs.
     public let service: MotionService
 
-    /// A harness on any device that stamps its samples on `clock`.
+    /// A harness on any device that stamps its samples on `clock`. Pedometer, activity and sensor-recorder
+    /// history is kept in memory, private to the harness.
     public init(device: any MotionDevice, clock: VirtualClock) {
         self.clock = clock
-        self.service = MotionService(device: device)
+        self.service = MotionService(device: device, history: .inMemory)
     }
 
     /// A harness that replays `recording` from the current virtual time.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MotionHistory
 
 /// The one motion service of a process, like Apple's motion daemon: it owns the device, starts only
 /// the sensors some client needs at the fastest rate any client asked for, and fans each sample out
@@ -16,7 +17,7 @@ public final class MotionService: @unchecked Sendable {
     /// The clock of the device's timestamps (seconds on the `systemUptime` time base).
     public var clock: any MotionClock { device.clock }
 
-    let logger = Logger(label: "coremotion.service")
+    public let logger = Logger(label: "coremotion.service")
 
     /// Guards the subscriber lists and everything fed from them.
     private let lock = NSLock()
@@ -29,9 +30,23 @@ public final class MotionService: @unchecked Sendable {
     private var reachedEnd = false
     private var deliveries: [ObjectIdentifier: any DrainableDelivery] = [:]
 
-    public init(device: any MotionDevice, specification: DeviceSpecification? = nil) {
+    /// Where the history lives; `nil` for the location `COREMOTION_HISTORY` chooses.
+    let historyLocation: HistoryLocation?
+    let historyLock = NSLock()
+    var historyState = HistoryState.closed
+    /// Background recorders (accelerometer for the sensor recorder; pedometer and activity history),
+    /// made on first use.
+    let recorders = Recorders()
+
+    /// - Parameters:
+    ///   - device: the device all samples come from.
+    ///   - specification: how it was chosen, if from a specification.
+    ///   - history: where pedometer, activity and recorded-accelerometer history lives; `nil` for the
+    ///     location `COREMOTION_HISTORY` chooses (tests pass `.inMemory`).
+    public init(device: any MotionDevice, specification: DeviceSpecification? = nil, history: HistoryLocation? = nil) {
         self.device = device
         self.specification = specification
+        self.historyLocation = history
     }
 
     // MARK: Which service

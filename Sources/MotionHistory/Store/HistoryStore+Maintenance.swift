@@ -112,6 +112,7 @@ extension HistoryStore {
         // A minute row goes when all of its minute is before the cut-off.
         let firstKeptMinute = StepMinute.minute(ofMilliseconds: StepMinute.milliseconds(pedometerCutoff))
         try db.execute(sql: "DELETE FROM step_minute WHERE minute < ?", arguments: [firstKeptMinute])
+        if db.changesCount > 0 { try unlinkOrphanedMinutes(db) }
         let pedometerSeconds = pedometerCutoff.timeIntervalSince1970
         try db.execute(sql: "DELETE FROM floor_change WHERE date < ?", arguments: [pedometerSeconds])
         try db.execute(sql: "DELETE FROM pedometer_transition WHERE date < ?", arguments: [pedometerSeconds])
@@ -133,6 +134,16 @@ extension HistoryStore {
             sql: "DELETE FROM recording_request WHERE end < ?", arguments: [accelerometerCutoff.timeIntervalSince1970])
     }
 
+    /// Clears the link of minutes whose previous minute was deleted (it joined a step that is gone).
+    static func unlinkOrphanedMinutes(_ db: Database) throws {
+        try db.execute(sql: """
+            UPDATE step_minute SET link_milliseconds = 0
+            WHERE link_milliseconds != 0 AND NOT EXISTS (
+                SELECT 1 FROM step_minute AS previous
+                WHERE previous.source = step_minute.source AND previous.minute = step_minute.minute - 1)
+            """)
+    }
+
     /// Deletes the oldest records of each kind over its bound. Returns the stored counts afterwards and what
     /// was evicted.
     static func enforceBounds(_ db: Database, limits: HistoryLimits) throws -> (RecordCounts, [(String, Int)]) {
@@ -152,6 +163,7 @@ extension HistoryStore {
             }
             let delete = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE id = ?")
             for id in ids { try delete.execute(arguments: [id]) }
+            if table == "step_minute" { try unlinkOrphanedMinutes(db) }
             evicted.append((kind, removed))
             total -= removed
             return total

@@ -72,30 +72,43 @@ extension HistoryStore {
         }
     }
 
-    /// Retention, bounds, reclaiming; on the flush queue (or in `init`).
+    /// Retention, bounds, reclaiming; on the flush queue.
     func maintain() throws {
+        let (totals, evicted) = try Self.maintain(database, configuration: configuration, path: path)
+        recordMaintenance(totals: totals, evicted: evicted)
+    }
+
+    func recordMaintenance(totals: RecordCounts, evicted: [(String, Int)]) {
+        writerState.withLock { writer in
+            writer.estimate = totals
+            writer.lastMaintenance = .now
+        }
+        for (kind, records) in evicted { report(.evicted(path: path, kind: kind, records: records)) }
+    }
+
+    /// Deletes what is past retention, enforces the bounds and gives free pages back. Returns the stored
+    /// counts afterwards and what the bounds evicted.
+    static func maintain(
+        _ database: any DatabaseWriter, configuration: HistoryConfiguration, path: String
+    ) throws -> (RecordCounts, [(String, Int)]) {
         let now = configuration.now()
         let retention = configuration.retention
         let limits = configuration.limits
         do {
-            let (totals, evicted) = try database.write { db in
-                try Self.applyRetention(db, now: now, retention: retention)
-                return try Self.enforceBounds(db, limits: limits)
+            let result = try database.write { db in
+                try applyRetention(db, now: now, retention: retention)
+                return try enforceBounds(db, limits: limits)
             }
-            writerState.withLock { writer in
-                writer.estimate = totals
-                writer.lastMaintenance = .now
-            }
-            for (kind, records) in evicted { report(.evicted(path: path, kind: kind, records: records)) }
             try database.writeWithoutTransaction { db in
                 let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
                 let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
-                if free > Self.reclaimThresholdPages, free * 10 > pages {
+                if free > reclaimThresholdPages, free * 10 > pages {
                     try db.execute(sql: "PRAGMA incremental_vacuum")
                 }
             }
+            return result
         } catch {
-            throw mapError(error, operation: "maintenance")
+            throw mapError(error, path: path, operation: "maintenance")
         }
     }
 

@@ -45,10 +45,8 @@ struct BadFileTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: movedTo)) == Data(repeating: 0xA5, count: 8192))
     }
 
-    @Test("a history damaged inside (valid header, overwritten pages) gives a clear error, never a crash")
-    func damagedPages() throws {
-        let folder = try HistoryFolder()
-        defer { folder.cleanUp() }
+    /// Writes a history of 200 minutes of steps and overwrites every page after the header page.
+    func damagedHistory(_ folder: HistoryFolder) throws {
         let store = try HistoryStore(configuration: testConfiguration(.file(folder.file)))
         for minute in 0..<200 {
             try store.append(contentsOf: (0..<120).map { StepRecord(date: at(Double(minute * 60) + Double($0) * 0.5), strideLength: 0.7) }, source: "sim")
@@ -60,6 +58,13 @@ struct BadFileTests {
         try handle.seek(toOffset: 4096)  // every page after the header page
         try handle.write(contentsOf: Data(repeating: 0x5A, count: Int(size) - 4096))
         try handle.close()
+    }
+
+    @Test("a history damaged inside (valid header, overwritten pages) gives a clear error, never a crash")
+    func damagedPages() throws {
+        let folder = try HistoryFolder()
+        defer { folder.cleanUp() }
+        try damagedHistory(folder)
         do {
             let reopened = try HistoryStore(configuration: testConfiguration(.file(folder.file)))
             _ = try reopened.pedometerSummary(from: at(0), to: at(12_000), source: "sim")
@@ -71,6 +76,21 @@ struct BadFileTests {
                 Issue.record("unexpected error \(error)")
             }
         }
+    }
+
+    @Test("a history damaged inside is moved aside under the move-aside policy")
+    func damagedPagesMovedAside() throws {
+        let folder = try HistoryFolder()
+        defer { folder.cleanUp() }
+        try damagedHistory(folder)
+        let notices = NoticeLog()
+        var configuration = testConfiguration(.file(folder.file), notices: notices)
+        configuration.damagedFilePolicy = .moveAside
+        let store = try HistoryStore(configuration: configuration)
+        #expect(try store.pedometerSummary(from: at(0), to: at(12_000), source: "sim").steps == 0)
+        #expect(try store.integrityCheck() == [])
+        try store.close()
+        #expect(notices.all.contains { if case .movedAside = $0 { true } else { false } })
     }
 
     @Test("another program's SQLite database is refused and left untouched")

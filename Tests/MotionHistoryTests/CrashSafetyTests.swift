@@ -41,7 +41,7 @@ struct CrashSafetyTests {
         #expect(steps >= batchSize)
         #expect(steps % batchSize == 0, "a transaction was cut: \(steps) steps")
         let samples = try store.accelerometerSamples(from: at(-1), to: at(40_000), source: "crash")
-        #expect(samples.count == steps / batchSize * 100)
+        #expect(samples.count == steps / batchSize * 100, "steps and samples of one flush were split")
         // The unflushed tail is lost; everything committed is there, and writing goes on.
         try store.append(StepRecord(date: at(-0.5), strideLength: 0.7), source: "crash")
         #expect(try store.pedometerSummary(from: at(-1), to: at(1e6), source: "crash").steps == steps + 1)
@@ -57,7 +57,9 @@ struct CrashSafetyTests {
         let environment = ProcessInfo.processInfo.environment
         let file = URL(fileURLWithPath: try #require(environment[childVariable]))
         let marker = URL(fileURLWithPath: try #require(environment["COREMOTION_HISTORY_CRASH_MARKER"]))
-        let store = try HistoryStore(configuration: testConfiguration(.file(file)))
+        var configuration = testConfiguration(.file(file))
+        configuration.flushThreshold = 1_000_000  // one transaction per loop: steps and samples together
+        let store = try HistoryStore(configuration: configuration)
         var batch = 0
         while batch < 10_000 {
             let start = Double(batch * batchSize) * 0.5

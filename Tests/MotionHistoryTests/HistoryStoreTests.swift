@@ -163,6 +163,10 @@ struct HistoryStoreTests {
         // What is left is the newest.
         let summary = try store.pedometerSummary(from: at(0), to: at(2000), source: "sim")
         #expect(summary.lastStepDate.map { abs($0.timeIntervalSince(at(1499.5))) < 1e-3 } == true)
+        // Moving time starts at the oldest step left: nothing joins it to the evicted minute before.
+        let first = try #require(summary.firstStepDate)
+        #expect(abs(summary.activeDuration - at(1499.5).timeIntervalSince(first)) < 1e-6)
+        #expect(summary.steps == stats.steps)
         #expect(try store.activities(from: at(3.5), to: at(100), source: "sim").map(\.startDate) == [at(3), at(4), at(5), at(6), at(7)])
         let kinds = Set(notices.wait { Set($0.compactMap { if case .evicted(_, let kind, _) = $0 { kind } else { nil } }).count == 3 }
             .compactMap { notice -> String? in if case .evicted(_, let kind, _) = notice { kind } else { nil } })
@@ -198,6 +202,29 @@ struct HistoryStoreTests {
         }
         try a.close()
         try b.close()
+    }
+
+    @Test("several stores creating the same new file at once all open it (the schema is created once)")
+    func concurrentCreation() async throws {
+        let folder = try HistoryFolder()
+        defer { folder.cleanUp() }
+        let file = folder.file
+        let stores = try await withThrowingTaskGroup(of: HistoryStore.self) { group in
+            for _ in 0..<6 {
+                group.addTask { try HistoryStore(configuration: testConfiguration(.file(file))) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(stores.count == 6)
+        for (index, store) in stores.enumerated() {
+            try store.append(StepRecord(date: at(Double(index)), strideLength: 0.7), source: "s\(index)")
+            try store.flush()
+        }
+        for store in stores {
+            #expect(try store.databaseSettings().migrations == ["v1"])
+            #expect(try store.pedometerSummary(from: at(0), to: at(10), source: nil).steps == 6)
+            try store.close()
+        }
     }
 
     @Test("two stores writing the same source merge into the same minute rows without losing steps")

@@ -30,16 +30,23 @@ extension HistoryStore {
                     guard let id = try Self.storedSourceID(source, db) else { return [] }
                     arguments["source"] = id
                 }
+                let condition = """
+                    \(source == nil ? "" : "source = :source AND")
+                    start_microseconds > :lookBack AND start_microseconds <= :to
+                    """
+                let capacity = try Int.fetchOne(
+                    db, sql: "SELECT COALESCE(SUM(sample_count), 0) FROM accelerometer_chunk WHERE \(condition)",
+                    arguments: StatementArguments(arguments)) ?? 0
                 let rows = try Row.fetchCursor(
                     db,
                     sql: """
                         SELECT first_identifier, sample_count, start_microseconds, samples FROM accelerometer_chunk
-                        WHERE \(source == nil ? "" : "source = :source AND")
-                              start_microseconds > :lookBack AND start_microseconds <= :to
+                        WHERE \(condition)
                         ORDER BY start_microseconds, first_identifier
                         """,
                     arguments: StatementArguments(arguments))
                 var samples: [RecordedAccelerometerSample] = []
+                samples.reserveCapacity(capacity)
                 var sorted = true
                 while let row = try rows.next() {
                     let firstIdentifier: Int64 = row[0]

@@ -80,8 +80,11 @@ public struct ActivityFlags: OptionSet, Sendable, Hashable {
 
 /// How likely the reported activity is right.
 public enum ActivityConfidence: Int, Sendable, Hashable, CaseIterable, Comparable {
+    /// Little confidence in the state.
     case low = 0
+    /// Moderate confidence.
     case medium = 1
+    /// High confidence.
     case high = 2
 
     public static func < (a: ActivityConfidence, b: ActivityConfidence) -> Bool { a.rawValue < b.rawValue }

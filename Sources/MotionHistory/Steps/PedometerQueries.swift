@@ -111,8 +111,12 @@ extension HistoryStore {
         try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE name = ?", arguments: [name])
     }
 
-    /// Adds the steps of `[fromMs, toMs)` to `summary`: whole minutes from their stored totals, the (at most
-    /// two per source) minutes cut by a bound from their packed steps.
+    /// Adds the steps of `[fromMs, toMs)` to `summary`.
+    ///
+    /// The minutes wholly inside the span are summed by SQLite from their stored totals (the covering index
+    /// `step_minute_totals`; each row stores the moving time inside its minute and the link from the minute
+    /// before); the few minutes at each bound (and one gap's worth beyond it) are walked here, unpacking
+    /// their steps where the bound cuts them.
     private static func sumSteps(
         _ db: Database, fromMs: Int64, toMs: Int64, sourceID: Int64?, into summary: inout PedometerSummary
     ) throws {
@@ -121,26 +125,99 @@ extension HistoryStore {
         // One minute more on each side: a gap across a bound counts for its part inside the span.
         let firstMinute = StepMinute.minute(ofMilliseconds: fromMs - gap)
         let lastMinute = StepMinute.minute(ofMilliseconds: toMs + gap)
+        // Minutes wholly inside [fromMs, toMs) (none when firstInterior > lastInterior).
+        let firstInterior = -floorDivide(-fromMs, perMinute)
+        let lastInterior = floorDivide(toMs, perMinute) - 1
         var arguments: [String: (any DatabaseValueConvertible)?] = [
-            "from": fromMs, "to": toMs, "first": firstMinute, "last": lastMinute, "perMinute": perMinute,
+            "first": firstMinute, "last": lastMinute, "firstInterior": firstInterior, "lastInterior": lastInterior,
+            "perMinute": perMinute,
         ]
-        if let sourceID { arguments["source"] = sourceID }
-        let rows = try Row.fetchCursor(
+        let sourceCondition: String
+        if let sourceID {
+            arguments["source"] = sourceID
+            sourceCondition = "source = :source"
+        } else {
+            sourceCondition = "source >= 0"
+        }
+        var interior: [Int64: MinuteTotals] = [:]
+        if firstInterior <= lastInterior {
+            // A minute's link reaches back to the minute before; the first whole minute's link leaves the
+            // run, so it is walked below instead.
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT source, SUM(step_count), SUM(distance_millimetres),
+                           SUM(active_milliseconds) + SUM(CASE WHEN minute > :firstInterior THEN link_milliseconds ELSE 0 END),
+                           MIN(minute * :perMinute + first_offset_milliseconds),
+                           MAX(minute * :perMinute + last_offset_milliseconds)
+                    FROM step_minute INDEXED BY step_minute_totals
+                    WHERE \(sourceCondition) AND minute BETWEEN :firstInterior AND :lastInterior
+                    GROUP BY source
+                    """,
+                arguments: StatementArguments(arguments))
+            for row in rows {
+                let source: Int64 = row[0]
+                interior[source] = MinuteTotals(
+                    source: source, minute: firstInterior, count: row[1], distanceMillimetres: row[2],
+                    activeMilliseconds: row[3], firstStep: row[4], lastStep: row[5])
+            }
+        }
+        var edges: [Int64: [MinuteTotals]] = [:]
+        let edgeRows = try Row.fetchCursor(
             db,
             sql: """
                 SELECT source, minute, step_count, distance_millimetres, active_milliseconds,
-                       first_offset_milliseconds, last_offset_milliseconds,
-                       CASE WHEN (minute + 1) * :perMinute <= :from OR minute * :perMinute >= :to
-                              OR (minute * :perMinute >= :from AND (minute + 1) * :perMinute <= :to)
-                            THEN NULL ELSE steps END
-                FROM step_minute
-                WHERE \(sourceID == nil ? "" : "source = :source AND") minute BETWEEN :first AND :last
+                       first_offset_milliseconds, last_offset_milliseconds
+                FROM step_minute INDEXED BY step_minute_totals
+                WHERE \(sourceCondition) AND minute BETWEEN :first AND :last
+                  AND (minute < :firstInterior OR minute > :lastInterior)
                 ORDER BY source, minute
                 """,
             arguments: StatementArguments(arguments))
-        var span = StepSpan(from: fromMs, to: toMs)
-        var currentSource: Int64?
-        func finishSource() {
+        while let row = try edgeRows.next() {
+            let source: Int64 = row[0]
+            let minute: Int64 = row[1]
+            let start = minute * perMinute
+            edges[source, default: []].append(MinuteTotals(
+                source: source, minute: minute, count: row[2], distanceMillimetres: row[3], activeMilliseconds: row[4],
+                firstStep: start + (row[5] as Int64), lastStep: start + (row[6] as Int64)))
+        }
+        let packedSteps = try db.cachedStatement(sql: "SELECT steps FROM step_minute WHERE source = ? AND minute = ?")
+
+        func walk(_ minute: MinuteTotals, _ span: inout StepSpan) throws {
+            let start = minute.minute * perMinute
+            let end = start + perMinute
+            if end <= fromMs {
+                span.previous = minute.lastStep
+            } else if start >= toMs {
+                span.link(to: minute.firstStep)
+                span.previous = minute.firstStep
+            } else {
+                guard let packed = try Data.fetchOne(packedSteps, arguments: [minute.source, minute.minute]),
+                      let steps = StepMinute.unpack(packed)
+                else {
+                    throw DatabaseError(
+                        resultCode: .SQLITE_CORRUPT, message: "damaged step row (source \(minute.source), minute \(minute.minute))")
+                }
+                for step in steps {
+                    span.addStep(at: start + Int64(step.offset), strideMillimetres: Int64(step.strideMillimetres))
+                }
+            }
+        }
+
+        for source in Set(interior.keys).union(edges.keys).sorted() {
+            var span = StepSpan(from: fromMs, to: toMs)
+            let sourceEdges = edges[source] ?? []
+            for minute in sourceEdges where minute.minute < firstInterior { try walk(minute, &span) }
+            if let whole = interior[source] {
+                span.addWholeMinute(
+                    first: whole.firstStep, last: whole.lastStep, count: whole.count,
+                    distanceMillimetres: whole.distanceMillimetres, activeMilliseconds: whole.activeMilliseconds)
+            }
+            // (Without whole minutes, firstInterior > lastInterior: every edge minute is walked once.)
+            for minute in sourceEdges where minute.minute >= max(firstInterior, lastInterior + 1) {
+                try walk(minute, &span)
+            }
             summary.steps += span.steps
             summary.distance += Double(span.distanceMillimetres) / 1000
             summary.activeDuration += Double(span.activeMilliseconds) / 1000
@@ -152,38 +229,21 @@ extension HistoryStore {
                 let date = StepMinute.date(milliseconds: last)
                 summary.lastStepDate = summary.lastStepDate.map { max($0, date) } ?? date
             }
-            span = StepSpan(from: fromMs, to: toMs)
         }
-        while let row = try rows.next() {
-            let source: Int64 = row[0]
-            if source != currentSource {
-                if currentSource != nil { finishSource() }
-                currentSource = source
-            }
-            let minute: Int64 = row[1]
-            let start = minute * perMinute
-            let end = start + perMinute
-            let first = start + (row[5] as Int64)
-            let last = start + (row[6] as Int64)
-            if end <= fromMs {
-                span.previous = last
-            } else if start >= toMs {
-                span.link(to: first)
-                span.previous = first
-            } else if start >= fromMs, end <= toMs {
-                span.addWholeMinute(
-                    first: first, last: last, count: row[2], distanceMillimetres: row[3], activeMilliseconds: row[4])
-            } else {
-                guard let packed = row[7] as Data?, let steps = StepMinute.unpack(packed) else {
-                    throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "damaged step row (source \(source), minute \(minute))")
-                }
-                for step in steps {
-                    span.addStep(at: start + Int64(step.offset), strideMillimetres: Int64(step.strideMillimetres))
-                }
-            }
-        }
-        if currentSource != nil { finishSource() }
     }
+}
+
+/// The totals of one minute row, or of a run of whole minutes; first and last are absolute milliseconds.
+private struct MinuteTotals {
+    var source: Int64
+    var minute: Int64
+    var count: Int
+    var distanceMillimetres: Int64
+    var activeMilliseconds: Int64
+    /// Milliseconds since 1970 of the first step.
+    var firstStep: Int64
+    /// Milliseconds since 1970 of the last step.
+    var lastStep: Int64
 }
 
 /// Accumulates the steps of one source over `[from, to)`, visiting its steps in date order.

@@ -38,12 +38,17 @@ enum HistorySchema {
                     step_count INTEGER NOT NULL,
                     distance_millimetres INTEGER NOT NULL,    -- sum of the packed stride lengths
                     active_milliseconds INTEGER NOT NULL,     -- sum of gaps ≤ 2 000 ms between packed steps
+                    link_milliseconds INTEGER NOT NULL,       -- gap from the last step of minute - 1 to the
+                                                              -- first step of this minute if ≤ 2 000 ms, else 0
                     first_offset_milliseconds INTEGER NOT NULL,
                     last_offset_milliseconds INTEGER NOT NULL,
                     steps BLOB NOT NULL,
                     UNIQUE (source, minute)
                 );
                 CREATE INDEX step_minute_by_minute ON step_minute (minute);
+                -- Covers the totals, so that a long summary reads this narrow index, not every packed row.
+                CREATE INDEX step_minute_totals ON step_minute (source, minute, step_count, distance_millimetres,
+                    active_milliseconds, link_milliseconds, first_offset_milliseconds, last_offset_milliseconds);
 
                 CREATE TABLE floor_change (
                     id INTEGER PRIMARY KEY,

@@ -72,30 +72,43 @@ extension HistoryStore {
         }
     }
 
-    /// Retention, bounds, reclaiming; on the flush queue (or in `init`).
+    /// Retention, bounds, reclaiming; on the flush queue.
     func maintain() throws {
+        let (totals, evicted) = try Self.maintain(database, configuration: configuration, path: path)
+        recordMaintenance(totals: totals, evicted: evicted)
+    }
+
+    func recordMaintenance(totals: RecordCounts, evicted: [(String, Int)]) {
+        writerState.withLock { writer in
+            writer.estimate = totals
+            writer.lastMaintenance = .now
+        }
+        for (kind, records) in evicted { report(.evicted(path: path, kind: kind, records: records)) }
+    }
+
+    /// Deletes what is past retention, enforces the bounds and gives free pages back. Returns the stored
+    /// counts afterwards and what the bounds evicted.
+    static func maintain(
+        _ database: any DatabaseWriter, configuration: HistoryConfiguration, path: String
+    ) throws -> (RecordCounts, [(String, Int)]) {
         let now = configuration.now()
         let retention = configuration.retention
         let limits = configuration.limits
         do {
-            let (totals, evicted) = try database.write { db in
-                try Self.applyRetention(db, now: now, retention: retention)
-                return try Self.enforceBounds(db, limits: limits)
+            let result = try database.write { db in
+                try applyRetention(db, now: now, retention: retention)
+                return try enforceBounds(db, limits: limits)
             }
-            writerState.withLock { writer in
-                writer.estimate = totals
-                writer.lastMaintenance = .now
-            }
-            for (kind, records) in evicted { report(.evicted(path: path, kind: kind, records: records)) }
             try database.writeWithoutTransaction { db in
                 let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
                 let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
-                if free > Self.reclaimThresholdPages, free * 10 > pages {
+                if free > reclaimThresholdPages, free * 10 > pages {
                     try db.execute(sql: "PRAGMA incremental_vacuum")
                 }
             }
+            return result
         } catch {
-            throw mapError(error, operation: "maintenance")
+            throw mapError(error, path: path, operation: "maintenance")
         }
     }
 
@@ -112,6 +125,7 @@ extension HistoryStore {
         // A minute row goes when all of its minute is before the cut-off.
         let firstKeptMinute = StepMinute.minute(ofMilliseconds: StepMinute.milliseconds(pedometerCutoff))
         try db.execute(sql: "DELETE FROM step_minute WHERE minute < ?", arguments: [firstKeptMinute])
+        if db.changesCount > 0 { try unlinkOrphanedMinutes(db) }
         let pedometerSeconds = pedometerCutoff.timeIntervalSince1970
         try db.execute(sql: "DELETE FROM floor_change WHERE date < ?", arguments: [pedometerSeconds])
         try db.execute(sql: "DELETE FROM pedometer_transition WHERE date < ?", arguments: [pedometerSeconds])
@@ -133,6 +147,16 @@ extension HistoryStore {
             sql: "DELETE FROM recording_request WHERE end < ?", arguments: [accelerometerCutoff.timeIntervalSince1970])
     }
 
+    /// Clears the link of minutes whose previous minute was deleted (it joined a step that is gone).
+    static func unlinkOrphanedMinutes(_ db: Database) throws {
+        try db.execute(sql: """
+            UPDATE step_minute SET link_milliseconds = 0
+            WHERE link_milliseconds != 0 AND NOT EXISTS (
+                SELECT 1 FROM step_minute AS previous
+                WHERE previous.source = step_minute.source AND previous.minute = step_minute.minute - 1)
+            """)
+    }
+
     /// Deletes the oldest records of each kind over its bound. Returns the stored counts afterwards and what
     /// was evicted.
     static func enforceBounds(_ db: Database, limits: HistoryLimits) throws -> (RecordCounts, [(String, Int)]) {
@@ -152,6 +176,7 @@ extension HistoryStore {
             }
             let delete = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE id = ?")
             for id in ids { try delete.execute(arguments: [id]) }
+            if table == "step_minute" { try unlinkOrphanedMinutes(db) }
             evicted.append((kind, removed))
             total -= removed
             return total

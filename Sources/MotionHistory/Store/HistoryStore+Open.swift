@@ -5,6 +5,30 @@ extension HistoryStore {
     /// Bytes the write-ahead log is truncated to after a checkpoint.
     static let journalSizeLimit = 4 * 1024 * 1024
 
+    /// Opens the database and runs the first maintenance; a file found damaged by either is moved aside
+    /// and replaced by an empty one when the policy says so.
+    static func openAndMaintain(
+        _ configuration: HistoryConfiguration
+    ) throws -> (any DatabaseWriter, RecordCounts, [(String, Int)]) {
+        let path = configuration.location.description
+        let database = try openDatabase(configuration)
+        do {
+            let (totals, evicted) = try maintain(database, configuration: configuration, path: path)
+            return (database, totals, evicted)
+        } catch HistoryError.damagedFile(let path, let reason) where configuration.damagedFilePolicy == .moveAside {
+            try? database.close()
+            guard case .file(let url) = configuration.location else { throw HistoryError.damagedFile(path: path, reason: reason) }
+            let movedTo = try moveAside(url, now: configuration.now())
+            configuration.notify(.movedAside(path: path, movedTo: movedTo.path, reason: reason))
+            let fresh = try openDatabase(configuration)
+            let (totals, evicted) = try maintain(fresh, configuration: configuration, path: path)
+            return (fresh, totals, evicted)
+        } catch {
+            try? database.close()
+            throw error
+        }
+    }
+
     static func openDatabase(_ configuration: HistoryConfiguration) throws -> any DatabaseWriter {
         var grdb = Configuration()
         grdb.label = "coremotion.history"
@@ -31,8 +55,7 @@ extension HistoryStore {
                 return try openFile(url, grdb)
             } catch HistoryError.damagedFile(let path, let reason) where configuration.damagedFilePolicy == .moveAside {
                 let movedTo = try moveAside(url, now: configuration.now())
-                let notify = configuration.notify
-                notify(.movedAside(path: path, movedTo: movedTo.path, reason: reason))
+                configuration.notify(.movedAside(path: path, movedTo: movedTo.path, reason: reason))
                 return try openFile(url, grdb)
             }
         }

@@ -60,17 +60,14 @@ public final class HistoryStore: Sendable {
     public init(configuration: HistoryConfiguration) throws {
         self.configuration = configuration
         path = configuration.location.description
-        database = try Self.openDatabase(configuration)
+        // The first maintenance reads every table, so it also finds damage the opening checks missed.
+        let (database, totals, evicted) = try Self.openAndMaintain(configuration)
+        self.database = database
         state = Mutex(StoreState())
         writerState = Mutex(WriterState())
         sourceIDs = Mutex([:])
         flushQueue = DispatchQueue(label: "coremotion.history.flush")
-        do {
-            try maintain()
-        } catch {
-            try? database.close()
-            throw error
-        }
+        recordMaintenance(totals: totals, evicted: evicted)
         scheduleTick()
     }
 

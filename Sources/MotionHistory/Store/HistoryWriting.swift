@@ -66,15 +66,24 @@ enum HistoryWriting {
             byMinute[minute, default: []].append(PackedStep(offset: offset, strideMillimetres: stride))
         }
         let select = try db.cachedStatement(sql: "SELECT steps FROM step_minute WHERE source = ? AND minute = ?")
+        let previousLast = try db.cachedStatement(
+            sql: "SELECT last_offset_milliseconds FROM step_minute WHERE source = ? AND minute = ?")
         let upsert = try db.cachedStatement(sql: """
             INSERT INTO step_minute (source, minute, step_count, distance_millimetres, active_milliseconds,
-                                     first_offset_milliseconds, last_offset_milliseconds, steps)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                                     link_milliseconds, first_offset_milliseconds, last_offset_milliseconds, steps)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (source, minute) DO UPDATE SET
                 step_count = excluded.step_count, distance_millimetres = excluded.distance_millimetres,
-                active_milliseconds = excluded.active_milliseconds,
+                active_milliseconds = excluded.active_milliseconds, link_milliseconds = excluded.link_milliseconds,
                 first_offset_milliseconds = excluded.first_offset_milliseconds,
                 last_offset_milliseconds = excluded.last_offset_milliseconds, steps = excluded.steps
+            """)
+        // The next minute's link depends on this minute's last step.
+        let relinkNext = try db.cachedStatement(sql: """
+            UPDATE step_minute SET link_milliseconds =
+                CASE WHEN first_offset_milliseconds + :perMinute - :last <= :gap
+                     THEN first_offset_milliseconds + :perMinute - :last ELSE 0 END
+            WHERE source = :source AND minute = :next
             """)
         var added = 0
         for minute in byMinute.keys.sorted() {
@@ -89,9 +98,20 @@ enum HistoryWriting {
             bucket.merge(byMinute[minute]!)
             added += bucket.steps.count - before
             guard bucket.steps.count > before else { continue }
+            let first = Int64(bucket.steps.first!.offset)
+            let last = Int64(bucket.steps.last!.offset)
+            var link: Int64 = 0
+            if let previous = try Int64.fetchOne(previousLast, arguments: [source, minute - 1]) {
+                let gap = first + StepMinute.millisecondsPerMinute - previous
+                if gap <= StepMinute.maximumActiveGapMilliseconds { link = gap }
+            }
             try upsert.execute(arguments: [
-                source, minute, bucket.steps.count, bucket.distanceMillimetres, bucket.activeMilliseconds,
-                Int(bucket.steps.first!.offset), Int(bucket.steps.last!.offset), bucket.packed(),
+                source, minute, bucket.steps.count, bucket.distanceMillimetres, bucket.activeMilliseconds, link,
+                first, last, bucket.packed(),
+            ])
+            try relinkNext.execute(arguments: [
+                "perMinute": StepMinute.millisecondsPerMinute, "last": last,
+                "gap": StepMinute.maximumActiveGapMilliseconds, "source": source, "next": minute + 1,
             ])
         }
         return added

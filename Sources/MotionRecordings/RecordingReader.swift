@@ -27,6 +27,10 @@ public enum RecordingReader {
         case .sensorLogger: SensorLoggerReader.self
         case .oxfordStepCounter: OxfordStepCounterReader.self
         case .qrowd: QROWDReader.self
+        case .motionSense: MotionSenseReader.self
+        case .mPower: MPowerReader.self
+        case .ipolGait: IPOLGaitReader.self
+        case .sensorLog: SensorLogReader.self
         default: nil
         }
     }

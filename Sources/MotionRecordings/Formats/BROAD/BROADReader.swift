@@ -24,7 +24,8 @@ enum BROADReader: FormatReader {
         case .file:
             return looksLikeTrial(container.head(container.url.lastPathComponent))
         case .directory, .zip:
-            return container.paths.contains { $0.hasSuffix(".csv") && looksLikeTrial(container.head($0, count: 2048)) }
+            // A collection of trials: the first CSVs decide (detection must not inflate a whole archive).
+            return container.paths.filter { $0.hasSuffix(".csv") }.prefix(3).contains { looksLikeTrial(container.head($0, count: 2048)) }
         }
     }
 

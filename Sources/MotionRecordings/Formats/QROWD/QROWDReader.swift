@@ -21,7 +21,9 @@ enum QROWDReader: FormatReader {
     static func recognises(_ container: RecordingContainer) -> Bool {
         switch container.kind {
         case .file: return hasHeader(container.head(container.url.lastPathComponent, count: 64))
-        case .directory, .zip: return !files(container).isEmpty
+        case .directory, .zip:
+            // The first text files decide (detection must not inflate a whole archive).
+            return container.paths.filter { $0.hasSuffix(".txt") || $0.hasSuffix(".csv") }.prefix(4).contains { hasHeader(container.head($0, count: 64)) }
         }
     }
 

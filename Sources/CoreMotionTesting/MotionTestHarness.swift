@@ -53,6 +53,21 @@ public final class MotionTestHarness: @unchecked Sendable {
         self.init(device: device, clock: clock)
     }
 
+    /// A harness that replays the recording at `url` (any supported format; `PATH#MEMBER` selects one
+    /// recording of an archive) from the current virtual time.
+    public convenience init(recording url: URL, clock: VirtualClock = VirtualClock(), speed: Double = 1, loop: Bool = false) throws {
+        try self.init(recording: RecordingReader.read(url), clock: clock, speed: speed, loop: loop)
+    }
+
+    /// A harness on the simulator: a named scene (`still-face-up`, `walking-in-hand`, … see
+    /// `coremotion simulate --list`) or a scene file, with a seed for its sensor noise.
+    public convenience init(scene: String, seed: UInt64 = 1, clock: VirtualClock = VirtualClock()) throws {
+        let resolved = try SceneCatalog.resolve(scene)
+        let simulation = try Simulation(scene: resolved, seed: seed)
+        let device = ScheduledDevice(name: "sim:\(resolved.name) (seed \(seed))", source: simulation.makeSource(), clock: clock)
+        self.init(device: device, clock: clock)
+    }
+
     /// The time on the virtual clock, seconds (the time base of `CMLogItem.timestamp`).
     public var now: TimeInterval { clock.now }
 

@@ -1,6 +1,7 @@
 import Foundation
 import MotionIIO
 import MotionRecordings
+import MotionSimulator
 
 /// Opens the device a ``DeviceSpecification`` names.
 public enum DeviceFactory {
@@ -47,8 +48,16 @@ public enum DeviceFactory {
             } catch {
                 throw DeviceSpecificationError(value: specification.description, reason: "\(error)")
             }
-        case .simulator:
-            throw DeviceSpecificationError(value: specification.description, reason: "this device kind is not wired yet")
+        case .simulator(let sceneName, let seed, let speed):
+            do {
+                let scene = try SceneCatalog.resolve(sceneName)
+                let simulation = try Simulation(scene: scene, seed: seed)
+                return ScheduledDevice(
+                    name: "sim:\(scene.name) (seed \(seed))", source: simulation.makeSource(), clock: clock, speed: speed
+                )
+            } catch {
+                throw DeviceSpecificationError(value: specification.description, reason: "\(error)")
+            }
         }
     }
 }

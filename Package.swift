@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "CoreMotion", dependencies: ["MotionService", "MotionSamples"], swiftSettings: strict),
         .target(
             name: "CoreMotionTesting",
-            dependencies: ["CoreMotion", "MotionService", "MotionSamples", "MotionRecordings", "MotionSimulator"],
+            dependencies: ["CoreMotion", "MotionService", "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionHistory"],
             swiftSettings: strict
         ),
         // Layer 7: the `coremotion` tool.

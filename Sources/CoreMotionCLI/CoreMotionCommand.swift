@@ -18,5 +18,6 @@ struct CoreMotionCommand: AsyncParsableCommand {
         DemoCommand.self,
         InfoCommand.self,
         ReplayCommand.self,
+        SimulateCommand.self,
     ]
 }

@@ -32,6 +32,9 @@ public struct GroundTruth: Sendable, Hashable {
     public var altitude: Double
     /// Altitude relative to the device's altitude at time 0, metres (Apple's `relativeAltitude`).
     public var relativeAltitude: Double
+    /// Altitude of the floor under the carrier, metres above sea level (without the device's
+    /// height on the carrier and its bounce): what a floor-counting altimeter should recover.
+    public var floorAltitude: Double
     /// Static pressure at the device, kPa.
     public var pressure: Double
     /// Heel strikes since the start.
@@ -106,6 +109,7 @@ public struct Simulation: Sendable {
             velocity: s.velocity,
             altitude: s.position.z,
             relativeAltitude: s.position.z - startAltitude,
+            floorAltitude: s.floorAltitude,
             pressure: env.atmosphere.pressure(altitude: s.position.z),
             stepCount: script.stepCount(upTo: s.time),
             isStepping: s.isStepping

@@ -17,6 +17,9 @@ public struct KinematicState: Sendable, Hashable {
     public var velocity: Vector3
     /// Acceleration (second derivative of position), m/s², world frame.
     public var acceleration: Vector3
+    /// Altitude of the floor the carrier stands on (or of the road), metres above sea level: the
+    /// altitude without the device's height on the carrier and its bounce.
+    public var floorAltitude: Double
     /// Heading of the carrier, radians counter-clockwise from magnetic north.
     public var carrierHeading: Double
     /// The gait phase in cycles: it passes an integer at every heel strike while stepping.

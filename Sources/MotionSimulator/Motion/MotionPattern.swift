@@ -230,8 +230,8 @@ enum MotionPatterns {
         case .pocket:
             // The thigh pitches about 18° once per revolution; the pocket circles with the knee.
             p.gait(.pitchLeft, harmonic: 1, amplitude: deg(18), lag: PortableMath.pi / 2)
-            p.gait(.up, harmonic: 1, amplitude: 0.05)
-            p.gait(.forward, harmonic: 1, amplitude: 0.03, lag: PortableMath.pi / 2)
+            p.gait(.up, harmonic: 1, amplitude: 0.035)
+            p.gait(.forward, harmonic: 1, amplitude: 0.02, lag: PortableMath.pi / 2)
             p.gait(.rollForward, harmonic: 1, amplitude: deg(3), lag: 1.0)
             p = p.adding(bicycleVibration(roughness, strong: false))
         default:

@@ -161,6 +161,7 @@ public struct MotionScript: Sendable {
             position: position.value,
             velocity: position.d1,
             acceleration: position.d2,
+            floorAltitude: carrier.z.value,
             carrierHeading: heading.value,
             gaitPhase: integrated.phase,
             isStepping: levels.stepping.value >= 0.5
@@ -340,8 +341,28 @@ public struct MotionScript: Sendable {
         return out
     }
 
-    /// Number of heel strikes from the start up to scene time `t`.
-    public func stepCount(upTo t: Double) -> Int { stepTimes(in: 0...max(t, 0)).count }
+    /// Number of heel strikes from the start up to scene time `t` (O(log n)).
+    public func stepCount(upTo t: Double) -> Int {
+        guard t > 0 else { return 0 }
+        func countUpTo(_ s: Double) -> Int {
+            var lo = 0, hi = scriptStepTimes.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if scriptStepTimes[mid] <= s { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+        if ending == .loop && t >= duration {
+            let loops = (t / duration).rounded(.down)
+            return Int(loops) * scriptStepTimes.count + countUpTo(t - loops * duration)
+        }
+        if t <= duration { return countUpTo(t) }
+        var count = scriptStepTimes.count
+        if isStepping(script: duration), segments[segments.count - 1].to.cadence > 0 {
+            count += Int(phase(script: t).rounded(.down)) - Int(phase(script: duration).rounded(.down))
+        }
+        return count
+    }
 
     // MARK: Loop check
 

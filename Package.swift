@@ -90,7 +90,11 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
-        .testTarget(name: "MotionSimulatorTests", dependencies: ["MotionSimulator", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MotionSimulatorTests",
+            dependencies: ["MotionSimulator", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "MotionIIOTests", dependencies: ["MotionIIO", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MotionEngineTests",

@@ -19,5 +19,7 @@ struct CoreMotionCommand: AsyncParsableCommand {
         InfoCommand.self,
         ReplayCommand.self,
         SimulateCommand.self,
+        StepsCommand.self,
+        AltitudeCommand.self,
     ]
 }

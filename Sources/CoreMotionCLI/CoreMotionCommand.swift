@@ -15,5 +15,6 @@ struct CoreMotionCommand: AsyncParsableCommand {
 
     /// Every subcommand, in the order `--help` lists them. Add new commands here.
     static let allSubcommands: [any ParsableCommand.Type] = [
+        ActivityCommand.self, TrainActivityCommand.self,
     ]
 }

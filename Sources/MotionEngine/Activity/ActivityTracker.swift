@@ -10,8 +10,10 @@ import Foundation
 /// - **Hysteresis**: a new state is adopted only after it was the candidate for 3 consecutive estimates
 ///   (≈ 3.8 s at the default hop), and its start time is the middle of the first window of that run.
 ///   The first estimate (and the first after a gap) is adopted at once.
+/// - **Entering a vehicle** takes longer: automotive must be the candidate for 20 s (vibration from
+///   handling a phone must not start a trip).
 /// - **Stops in a vehicle**: after an automotive state, stationary windows give `stationary + automotive`
-///   (a car at a red light, in a jam, a train at a station) for up to 5 minutes since the last
+///   (a car at a red light, in a jam, a train at a station) for up to 3 minutes since the last
 ///   automotive window; walking, running or cycling end the trip at once (after the usual hysteresis).
 /// - Confidence is that of the smoothed probability of the state's class (high ≥ 0.75, medium ≥ 0.5);
 ///   a change of confidence alone is reported when it persists as long as a change of state must.
@@ -26,6 +28,8 @@ public struct ActivityTracker: Sendable {
         public var confirmationCount: Int
         /// Below this smoothed probability of the top class, no flag is set.
         public var unclassifiedBelow: Double
+        /// How long automotive must be the candidate before an automotive state begins, seconds.
+        public var automotiveConfirmationTime: Double
         /// How long stationary windows keep the automotive flag after the last automotive window, seconds.
         public var vehicleStopHold: Double
         /// Estimates further apart than this are a gap (the state becomes unknown), seconds.
@@ -33,11 +37,12 @@ public struct ActivityTracker: Sendable {
 
         public init(
             smoothingTime: Double = 4, confirmationCount: Int = 3, unclassifiedBelow: Double = 0.45,
-            vehicleStopHold: Double = 300, maximumGap: Double = 10
+            automotiveConfirmationTime: Double = 20, vehicleStopHold: Double = 180, maximumGap: Double = 10
         ) {
             self.smoothingTime = smoothingTime
             self.confirmationCount = confirmationCount
             self.unclassifiedBelow = unclassifiedBelow
+            self.automotiveConfirmationTime = automotiveConfirmationTime
             self.vehicleStopHold = vehicleStopHold
             self.maximumGap = maximumGap
         }
@@ -53,6 +58,7 @@ public struct ActivityTracker: Sendable {
     private var lastAutomotiveTime = -Double.infinity
     private var pending: ActivityState?
     private var pendingCount = 0
+    private var pendingSince = 0.0
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -122,8 +128,14 @@ public struct ActivityTracker: Sendable {
         } else {
             pending = next
             pendingCount = 1
+            pendingSince = estimate.time
         }
         guard pendingCount >= configuration.confirmationCount, var adopted = pending else { return nil }
+        if adopted.automotive, !current.automotive,
+            estimate.time - pendingSince < configuration.automotiveConfirmationTime
+        {
+            return nil
+        }
         if adopted.flags == current.flags { adopted.startTime = current.startTime }
         self.current = adopted
         pending = nil

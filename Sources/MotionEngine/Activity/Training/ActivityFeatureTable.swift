@@ -3,8 +3,8 @@ import Foundation
 /// The training table: one row of ``ActivityFeature`` values per labelled window, with where it came from.
 ///
 /// Stored as CSV (`Training/activity/features.csv`): lines starting with `#` are comments, then a header
-/// `dataset,subject,recording,label,start,<feature names…>`, then one row per window. Feature values are
-/// written with 9 significant digits; training reads them back, so a model trained from the file is
+/// `dataset,subject,recording,variant,label,start,<feature names…>`, then one row per window. Feature values are
+/// written with 7 significant digits; training reads them back, so a model trained from the file is
 /// reproducible bit for bit from the file alone.
 public struct ActivityFeatureTable: Sendable {
     /// One labelled window.
@@ -15,6 +15,9 @@ public struct ActivityFeatureTable: Sendable {
         public var subject: String
         /// Recording within the data set (e.g. `walk/user1.txt`, `wlk_7/sub_3.csv`).
         public var recording: String
+        /// ``ActivityAugmentation/Variant/name`` of the transformation applied before extraction
+        /// (`original` for the recording as it is). Evaluations test on `original` rows only.
+        public var variant: String
         /// The activity the data set's label maps to.
         public var label: ActivityClass
         /// Start of the window within the recording, seconds.
@@ -22,14 +25,21 @@ public struct ActivityFeatureTable: Sendable {
         /// ``ActivityFeature/count`` values, by ``ActivityFeature/rawValue``.
         public var features: [Double]
 
-        public init(dataset: String, subject: String, recording: String, label: ActivityClass, start: Double, features: [Double]) {
+        public init(
+            dataset: String, subject: String, recording: String, variant: String = ActivityAugmentation.Variant.original.name,
+            label: ActivityClass, start: Double, features: [Double]
+        ) {
             self.dataset = dataset
             self.subject = subject
             self.recording = recording
+            self.variant = variant
             self.label = label
             self.start = start
             self.features = features
         }
+
+        /// True for rows of the unmodified recording.
+        public var isOriginal: Bool { variant == ActivityAugmentation.Variant.original.name }
 
         /// The row as a training example.
         public var example: ActivityForestTrainer.Example { .init(features: features, label: label) }
@@ -46,7 +56,7 @@ public struct ActivityFeatureTable: Sendable {
 
     /// The header line's column names.
     public static var columns: [String] {
-        ["dataset", "subject", "recording", "label", "start"] + ActivityFeature.allCases.map(\.description)
+        ["dataset", "subject", "recording", "variant", "label", "start"] + ActivityFeature.allCases.map(\.description)
     }
 
     /// The table as CSV text.
@@ -55,8 +65,8 @@ public struct ActivityFeatureTable: Sendable {
         for c in comments { out += "# \(c)\n" }
         out += Self.columns.joined(separator: ",") + "\n"
         for r in rows {
-            out += "\(r.dataset),\(r.subject),\(r.recording),\(r.label),\(String(format: "%.3f", r.start))"
-            for v in r.features { out += "," + String(format: "%.9g", v) }
+            out += "\(r.dataset),\(r.subject),\(r.recording),\(r.variant),\(r.label),\(String(format: "%.2f", r.start))"
+            for v in r.features { out += "," + String(format: "%.7g", v) }
             out += "\n"
         }
         return out
@@ -87,21 +97,22 @@ public struct ActivityFeatureTable: Sendable {
             guard fields.count == expected.count else {
                 throw RecordingError(file: file, line: lineNumber, expected: "\(expected.count) fields", found: "\(fields.count) fields")
             }
-            guard let label = ActivityClass(label: fields[3]) else {
-                throw RecordingError(file: file, line: lineNumber, column: "label", expected: "an activity name", found: fields[3])
+            guard let label = ActivityClass(label: fields[4]) else {
+                throw RecordingError(file: file, line: lineNumber, column: "label", expected: "an activity name", found: fields[4])
             }
-            guard let start = Double(fields[4]), start.isFinite else {
-                throw RecordingError(file: file, line: lineNumber, column: "start", expected: "a finite number", found: fields[4])
+            guard let start = Double(fields[5]), start.isFinite else {
+                throw RecordingError(file: file, line: lineNumber, column: "start", expected: "a finite number", found: fields[5])
             }
             var features = [Double](repeating: 0, count: ActivityFeature.count)
             for f in 0..<ActivityFeature.count {
-                guard let v = Double(fields[5 + f]), v.isFinite else {
+                guard let v = Double(fields[6 + f]), v.isFinite else {
                     throw RecordingError(
-                        file: file, line: lineNumber, column: expected[5 + f], expected: "a finite number", found: fields[5 + f])
+                        file: file, line: lineNumber, column: expected[6 + f], expected: "a finite number", found: fields[6 + f])
                 }
                 features[f] = v
             }
-            table.rows.append(Row(dataset: fields[0], subject: fields[1], recording: fields[2], label: label, start: start, features: features))
+            table.rows.append(
+                Row(dataset: fields[0], subject: fields[1], recording: fields[2], variant: fields[3], label: label, start: start, features: features))
         }
         guard headerSeen else { throw RecordingError(file: file, expected: "a header line", found: "none") }
         return table

@@ -5,7 +5,9 @@ import Foundation
 ///
 /// The recipe is Breiman's random forest (Breiman, "Random Forests", Machine Learning 45, 2001): each
 /// tree grows on a bootstrap sample of the rows, trying a random subset of the features at every split
-/// and choosing the split of least Gini impurity. Rows are weighted so that every class present has the
+/// and choosing the split of least Gini impurity. Candidate thresholds are the midpoints at (up to) 63
+/// quantiles of each feature over the training rows, as histogram-based boosting libraries do: training
+/// is linear in the rows, and thresholds cannot chase single rows. Rows are weighted so that every class present has the
 /// same total weight (the data sets hold unequal durations of each activity). Depth and leaf size are
 /// limited: shallow trees with large leaves generalise better across people and devices than deep ones
 /// (checked on the cross-subject splits in `docs/activity.md`).
@@ -58,8 +60,34 @@ public enum ActivityForestTrainer {
         guard present >= 2 else { throw ActivityForest.ModelError("training rows hold \(present) class; need at least two") }
         let classWeight = classCount.map { $0 > 0 ? Double(n) / (Double(present) * Double($0)) : 0 }
 
+        // Candidate thresholds per feature and each row's bin (number of thresholds below its value).
+        var cuts: [[Double]] = []
+        var bins = [UInt8](repeating: 0, count: n * d)
+        for f in 0..<d {
+            let sorted = columns[(f * n)..<((f + 1) * n)].sorted()
+            var c: [Double] = []
+            for q in 1..<maximumBins {
+                let pos = q * n / maximumBins
+                guard pos > 0, pos < n else { continue }
+                let a = sorted[pos - 1], b = sorted[pos]
+                guard a < b else { continue }
+                let mid = a + (b - a) / 2
+                let cut = mid < b ? mid : a
+                if c.last.map({ cut > $0 }) ?? true { c.append(cut) }
+            }
+            cuts.append(c)
+            for i in 0..<n {
+                let v = columns[f * n + i]
+                var lo = 0, hi = c.count
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if c[mid] < v { lo = mid + 1 } else { hi = mid }
+                }
+                bins[f * n + i] = UInt8(lo)
+            }
+        }
         var builder = TreeBuilder(
-            columns: columns, labels: labels, classWeight: classWeight, rowCount: n, parameters: parameters)
+            bins: bins, cuts: cuts, labels: labels, classWeight: classWeight, rowCount: n, parameters: parameters)
         var trees: [ActivityForest.Tree] = []
         trees.reserveCapacity(parameters.treeCount)
         for t in 0..<parameters.treeCount {
@@ -71,6 +99,9 @@ public enum ActivityForestTrainer {
         }
         return ActivityForest(training: parameters, trainedOn: trainedOn, trees: trees)
     }
+
+    /// At most this many bins per feature (63 candidate thresholds).
+    static let maximumBins = 64
 
     /// SplitMix64 (Steele, Lea and Flood, OOPSLA 2014): small, fast, fully specified.
     struct SplitMix64 {
@@ -90,7 +121,8 @@ public enum ActivityForestTrainer {
     }
 
     private struct TreeBuilder {
-        let columns: [Double]
+        let bins: [UInt8]
+        let cuts: [[Double]]
         let labels: [Int]
         let classWeight: [Double]
         let rowCount: Int
@@ -102,13 +134,19 @@ public enum ActivityForestTrainer {
         var left: [Int] = []
         var right: [Int] = []
         var leafValues: [Double] = []
+        // Split-search scratch.
+        var histogram: [Double]
+        var binRows: [Int]
 
-        init(columns: [Double], labels: [Int], classWeight: [Double], rowCount: Int, parameters: ActivityForest.TrainingParameters) {
-            self.columns = columns
+        init(bins: [UInt8], cuts: [[Double]], labels: [Int], classWeight: [Double], rowCount: Int, parameters: ActivityForest.TrainingParameters) {
+            self.bins = bins
+            self.cuts = cuts
             self.labels = labels
             self.classWeight = classWeight
             self.rowCount = rowCount
             self.parameters = parameters
+            histogram = [Double](repeating: 0, count: ActivityForestTrainer.maximumBins * ActivityClass.count)
+            binRows = [Int](repeating: 0, count: ActivityForestTrainer.maximumBins)
         }
 
         mutating func build(sample: [Int], rng: inout SplitMix64) -> ActivityForest.Tree {
@@ -150,10 +188,10 @@ public enum ActivityForestTrainer {
                 var leftRows: [Int] = []
                 var rightRows: [Int] = []
                 for r in rows {
-                    if columns[split.feature * rowCount + r] <= split.threshold { leftRows.append(r) } else { rightRows.append(r) }
+                    if Int(bins[split.feature * rowCount + r]) <= split.bin { leftRows.append(r) } else { rightRows.append(r) }
                 }
                 feature[node] = split.feature
-                threshold[node] = split.threshold
+                threshold[node] = cuts[split.feature][split.bin]
                 left[node] = grow(rows: leftRows, depth: depth + 1, rng: &rng)
                 right[node] = grow(rows: rightRows, depth: depth + 1, rng: &rng)
             } else {
@@ -163,8 +201,8 @@ public enum ActivityForestTrainer {
             return node
         }
 
-        private func bestSplit(rows: [Int], counts: [Double], total: Double, rng: inout SplitMix64)
-            -> (feature: Int, threshold: Double)?
+        private mutating func bestSplit(rows: [Int], counts: [Double], total: Double, rng: inout SplitMix64)
+            -> (feature: Int, bin: Int)?
         {
             let d = ActivityFeature.count
             let k = ActivityClass.count
@@ -178,21 +216,30 @@ public enum ActivityForestTrainer {
             }
             let parentImpurity = Self.gini(counts, total: total)
             var bestGain = 1e-12
-            var best: (feature: Int, threshold: Double)?
-            var pairs = [(value: Double, row: Int)](repeating: (0, 0), count: m)
+            var best: (feature: Int, bin: Int)?
             var leftCounts = [Double](repeating: 0, count: k)
             for f in order.prefix(parameters.featuresPerSplit) {
+                let cutCount = cuts[f].count
+                guard cutCount > 0 else { continue }
+                for i in 0..<((cutCount + 1) * k) { histogram[i] = 0 }
+                for b in 0...cutCount { binRows[b] = 0 }
                 let base = f * rowCount
-                for (i, r) in rows.enumerated() { pairs[i] = (columns[base + r], r) }
-                pairs.sort { $0.value < $1.value || ($0.value == $1.value && $0.row < $1.row) }
+                for r in rows {
+                    let b = Int(bins[base + r])
+                    let label = labels[r]
+                    histogram[b * k + label] += classWeight[label]
+                    binRows[b] += 1
+                }
                 for c in 0..<k { leftCounts[c] = 0 }
                 var leftTotal = 0.0
-                for i in 0..<(m - 1) {
-                    let label = labels[pairs[i].row]
-                    leftCounts[label] += classWeight[label]
-                    leftTotal += classWeight[label]
-                    let leftRows = i + 1
-                    guard leftRows >= minLeaf, m - leftRows >= minLeaf, pairs[i].value < pairs[i + 1].value else { continue }
+                var leftRows = 0
+                for j in 0..<cutCount {
+                    for c in 0..<k {
+                        leftCounts[c] += histogram[j * k + c]
+                        leftTotal += histogram[j * k + c]
+                    }
+                    leftRows += binRows[j]
+                    guard leftRows >= minLeaf, m - leftRows >= minLeaf, binRows[j] > 0 || j == 0 else { continue }
                     let rightTotal = total - leftTotal
                     var sl = 0.0, sr = 0.0
                     for c in 0..<k {
@@ -206,9 +253,7 @@ public enum ActivityForestTrainer {
                     let gain = parentImpurity - (leftTotal * giniLeft + rightTotal * giniRight) / total
                     if gain > bestGain {
                         bestGain = gain
-                        let a = pairs[i].value, b = pairs[i + 1].value
-                        let mid = a + (b - a) / 2
-                        best = (f, mid < b ? mid : a)
+                        best = (f, j)
                     }
                 }
             }

@@ -21,5 +21,6 @@ struct CoreMotionCommand: AsyncParsableCommand {
         SimulateCommand.self,
         StepsCommand.self,
         AltitudeCommand.self,
+        ActivityCommand.self, TrainActivityCommand.self,
     ]
 }

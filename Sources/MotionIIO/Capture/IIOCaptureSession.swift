@@ -449,6 +449,7 @@ final class IIOCaptureSession: @unchecked Sendable {
         var samples: [SensorSample] = []
         samples.reserveCapacity(512 * 4)
         let period = 1 / max(scanRate, 0.01)
+        let batchInterval = scanRate > 200 ? 0.005 : 0
         var returnedReported = !wasLost
         var lastPresenceCheck = IIOTimestampClock.monotonicNow()
         var lastData = lastPresenceCheck
@@ -512,6 +513,12 @@ final class IIOCaptureSession: @unchecked Sendable {
             }
             carried = total - count * scanBytes
             if carried > 0 { (storage + count * scanBytes).copyMemory(to: storage, byteCount: carried) }
+            // Above 200 Hz, read in batches of about 5 ms (as the watermark asks of a real buffer):
+            // fewer wake-ups for at most 5 ms more latency.
+            if batchInterval > 0 {
+                let wait = now + batchInterval - IIOTimestampClock.monotonicNow()
+                if wait > 0 { IIOCaptureSession.sleep(wait) }
+            }
         }
     }
 }

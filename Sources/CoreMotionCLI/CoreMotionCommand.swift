@@ -15,6 +15,7 @@ struct CoreMotionCommand: AsyncParsableCommand {
 
     /// Every subcommand, in the order `--help` lists them. Add new commands here.
     static let allSubcommands: [any ParsableCommand.Type] = [
+        DemoCommand.self,
         DevicesCommand.self,
         IIOEmulateCommand.self,
     ]

@@ -22,5 +22,7 @@ struct CoreMotionCommand: AsyncParsableCommand {
         StepsCommand.self,
         AltitudeCommand.self,
         ActivityCommand.self, TrainActivityCommand.self,
+        DevicesCommand.self,
+        IIOEmulateCommand.self,
     ]
 }

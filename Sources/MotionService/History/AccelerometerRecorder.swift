@@ -5,6 +5,8 @@ import MotionHistory
 final class Recorders: @unchecked Sendable {
     let lock = NSLock()
     var accelerometer: AccelerometerRecorder?
+    var deviceMotion: DeviceMotionHub?
+    var deviceMotionIDs = 0
 }
 
 /// Records the accelerometer at 50 Hz into the history while a recording request is in force (the

@@ -54,13 +54,26 @@ import Testing
         #expect(b.allEvents == [.endOfData])
     }
 
+    @Test func playsFasterAtASpeedFactor() throws {
+        let clock = VirtualClock()
+        let device = try SimulatorDevice.make(specification: "sim:still-face-up?seed=2&speed=4", clock: clock)
+        let got = Collector()
+        device.run([.accelerometer: 100], sink: { got.add($0) }, events: { got.add($0) })
+        clock.advance(by: 1)
+        // 1 s of clock time is 4 s of scene time: 401 samples 2.5 ms apart.
+        #expect(got.all.count == 401)
+        #expect(abs(got.all[1].time - got.all[0].time - 0.0025) < 1e-9)
+    }
+
     @Test func specificationsAreParsedWithClearErrors() throws {
         let (scene, seed) = try SimulatorDevice.parse(specification: "sim:stairs?seed=77")
         #expect(scene.name == "stairs" && seed == 77)
         #expect(try SimulatorDevice.parse(specification: "car").seed == 0)
+        #expect(try SimulatorDevice.parseWithSpeed(specification: "sim:car?seed=3&speed=4").speed == 4)
         for (spec, phrase) in [
             ("sim:stairs?seed=-1", "seed must be a whole number"),
-            ("sim:stairs?speed=2", "unknown option 'speed'"),
+            ("sim:stairs?pace=2", "unknown option 'pace'"),
+            ("sim:stairs?speed=0", "speed must be a positive number"),
             ("sim:", "no scene given"),
             ("sim:escalator", "available scenes"),
         ] {

@@ -49,8 +49,11 @@ public struct GroundTruth: Sendable, Hashable {
 /// seed produce bit-identical samples on every machine (the simulator uses its own elementary
 /// functions, ``PortableMath``, and its own generators, ``Xoshiro256StarStar``).
 public struct Simulation: Sendable {
+    /// The scene simulated.
     public let scene: Scene
+    /// The seed of the noise and of the scene's random phases.
     public let seed: UInt64
+    /// The compiled motion.
     public let script: MotionScript
     private let startAltitude: Double
 
@@ -141,8 +144,11 @@ public struct Simulation: Sendable {
     /// The first `duration` seconds as a ``Recording``, with the ground truth filled in as
     /// reference data (`truthAttitude` in ENU as the type documents, gravity, user acceleration,
     /// bias-free rotation rate, step times and total, relative altitude), so the simulator can feed
-    /// the same evaluations as real recordings.
+    /// the same evaluations as real recordings. `truthInterval` (seconds, default 0.01; values that
+    /// are not positive and finite use the default) spaces the truth entries.
     public func recording(duration: Double, truthInterval: Double = 0.01) -> Recording {
+        let truthInterval = truthInterval > 0 && truthInterval.isFinite ? truthInterval : 0.01
+        let duration = duration.isFinite ? max(duration, 0) : 0
         var source = makeSource()
         var acc: [TimedVector] = [], gyr: [TimedVector] = [], mag: [TimedVector] = [], bar: [PressureReading] = []
         while let sample = source.next() {

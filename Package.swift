@@ -112,6 +112,8 @@ let package = Package(
             dependencies: ["CoreMotion", "CoreMotionTesting", "MotionService", "MotionRecordings", "TestSupport"],
             swiftSettings: strict
         ),
+        // An app's own test target: only `CoreMotion` and the testing product, as an app would use them.
+        .testTarget(name: "ExampleAppTests", dependencies: ["CoreMotion", "CoreMotionTesting"], swiftSettings: strict),
         .testTarget(
             name: "CoreMotionCLITests",
             dependencies: ["CoreMotionCLI", "TestSupport"],

@@ -64,6 +64,7 @@ public final class IIODevice: MotionDevice, IIOCaptureOwner, @unchecked Sendable
     private var events: DeviceEventSink?
     private var active: Set<SensorKind> = []
     private var lastPresenceCheck = -Double.infinity
+    private var stoppedStatistics: [IIOCaptureStatistics] = []
 
     // MARK: - Making
 
@@ -208,13 +209,25 @@ public final class IIODevice: MotionDevice, IIOCaptureOwner, @unchecked Sendable
     @discardableResult
     public func stopAndWait(timeout: Double = 5) -> Bool {
         lock.lock()
-        let all = Array(sessions.values) + retired
+        let running = sessions.values.sorted { $0.group < $1.group }
+        let all = running + retired
         sessions.removeAll()
         retired.removeAll()
         active.removeAll()
         lock.unlock()
         for s in all { s.stop() }
-        return all.allSatisfy { $0.waitUntilFinished(timeout: timeout) }
+        let finished = all.allSatisfy { $0.waitUntilFinished(timeout: timeout) }
+        lock.lock()
+        stoppedStatistics = running.map(\.statistics)
+        lock.unlock()
+        return finished
+    }
+
+    /// The final statistics of the captures ended by the last ``stopAndWait(timeout:)``.
+    public var finalCaptureStatistics: [IIOCaptureStatistics] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stoppedStatistics
     }
 
     /// What each running capture thread has done.

@@ -8,7 +8,7 @@ import Musl
 /// Plays a stream of Apple-frame samples into a fake IIO tree the way drivers would present them.
 ///
 /// For each device it behaves like the hardware: it samples the latest value of each sensor at the
-/// rate in the device's rate attribute (as the capture code wrote it, re-read every 0.2 s), turns
+/// rate in the device's rate attribute (as the capture code wrote it, re-read every 20 ms), turns
 /// it into raw counts through the device's own scale, offset and mount matrix (the inverse of what
 /// discovery derives from the tree), writes the `_raw` (or `_input`) attributes, and — while
 /// `buffer/enable` is 1 — appends scans laid out from the `_en` attributes as the kernel lays them
@@ -99,9 +99,9 @@ public final class IIOEmulator: @unchecked Sendable {
         let name: String
         var sensors: [IIOSensorInfo] = []
         var described = false
+        var present = false
         var rate: Double
         var next: Double
-        var lastRateCheck = -Double.infinity
         var lastBufferCheck = -Double.infinity
         var enabled = false
         var layout: IIOScanLayout?
@@ -109,6 +109,8 @@ public final class IIOEmulator: @unchecked Sendable {
         var isFIFO = false
         var clock = IIOTimestampClock.realtime
         var scan: [UInt8] = []
+        /// Channel values of the latest tick, written to the attributes once per loop.
+        var attributeCounts: [String: Double]?
 
         init(name: String, rate: Double, start: Double) {
             self.name = name
@@ -128,10 +130,10 @@ public final class IIOEmulator: @unchecked Sendable {
         var loopOffset = 0.0
         var lastSourceTime = sourceStart
 
-        while isRunning {
-            let now = IIOTimestampClock.monotonicNow()
-            // Advance the source up to now (zero-order hold of each sensor's latest value).
-            while let s = pending, s.time - sourceStart + loopOffset <= now - start {
+        /// Moves the source up to emulation time `t` (seconds since start): zero-order hold of each
+        /// sensor's latest value, as a sensor sampling a continuous signal sees it.
+        func advanceSource(to t: Double) {
+            while let s = pending, s.time - sourceStart + loopOffset <= t {
                 latest[s.sensor] = s
                 lastSourceTime = s.time
                 pending = source.next()
@@ -141,11 +143,25 @@ public final class IIOEmulator: @unchecked Sendable {
                     pending = source.next()
                 }
             }
-            for state in states where state.next <= now {
-                tick(state, at: state.next, latest: latest)
+        }
+
+        while isRunning {
+            let now = IIOTimestampClock.monotonicNow()
+            for state in states { refresh(state, now: now) }
+            // Every tick that fell due, in time order across devices, each with the motion as it was
+            // at its own time. A loaded machine may wake late: the backlog is written like a
+            // hardware FIFO would deliver it (up to a second of it).
+            var done = 0
+            while done < 10_000, let state = states.filter({ $0.next <= now }).min(by: { $0.next < $1.next }) {
+                if state.present {
+                    advanceSource(to: state.next - start)
+                    tick(state, at: state.next, latest: latest)
+                }
                 state.next += 1 / state.rate
-                if state.next < now - 0.1 { state.next = now + 1 / state.rate }
+                if state.next < now - 1 { state.next = now + 1 / state.rate }
+                done += 1
             }
+            for state in states { writeAttributes(state) }
             let wake = states.map(\.next).min() ?? (now + 0.01)
             let left = wake - IIOTimestampClock.monotonicNow()
             if left > 0 { IIOCaptureSession.sleep(min(left, 0.005)) }
@@ -158,7 +174,11 @@ public final class IIOEmulator: @unchecked Sendable {
         finishedCondition.unlock()
     }
 
-    private func tick(_ state: DeviceState, at time: Double, latest: [SensorKind: SensorSample]) {
+    /// Follows what the reader set: presence, the rate and the buffer, every 20 ms of wall time
+    /// (not of ticks, so that a device left at 1 Hz notices a new rate at once).
+    private func refresh(_ state: DeviceState, now: Double) {
+        guard now - state.lastBufferCheck >= 0.02 || (state.enabled && state.fd < 0) else { return }
+        state.lastBufferCheck = now
         let dir = tree.rootPath + "/" + state.name
         guard SysfsFile.exists(dir + "/name"), let layoutInfo = tree.device(state.name) else {
             // Unplugged: forget the buffer; describe again when back.
@@ -166,26 +186,30 @@ public final class IIOEmulator: @unchecked Sendable {
             state.fd = -1
             state.enabled = false
             state.described = false
+            state.present = false
             return
         }
+        state.present = true
         if !state.described {
             var problems: [String] = []
             state.sensors = (try? IIODiscovery(root: tree.iioRoot).describe(state.name, problems: &problems))?.sensors ?? []
             state.described = true
         }
-        if time - state.lastRateCheck >= 0.2 {
-            state.lastRateCheck = time
-            if let attribute = layoutInfo.rateAttribute, let text = tree.get(state.name, attribute),
-               let rate = SysfsNumber.double(text), rate > 0 {
+        do {
+            var rate = options.defaultRate
+            if let attribute = layoutInfo.rateAttribute, let text = tree.get(state.name, attribute), let r = SysfsNumber.double(text), r > 0 {
+                rate = r
+            }
+            if rate != state.rate {
                 state.rate = rate
-            } else {
-                state.rate = options.defaultRate
+                state.next = min(state.next, now + 1 / rate)
             }
         }
-        if time - state.lastBufferCheck >= 0.02 || (state.enabled && state.fd < 0) {
-            state.lastBufferCheck = time
-            updateBuffer(state, layoutInfo: layoutInfo)
-        }
+        updateBuffer(state, layoutInfo: layoutInfo)
+    }
+
+    private func tick(_ state: DeviceState, at time: Double, latest: [SensorKind: SensorSample]) {
+        guard let layoutInfo = tree.device(state.name) else { return }
         lock.lock()
         stats.ticks += 1
         lock.unlock()
@@ -207,18 +231,24 @@ public final class IIOEmulator: @unchecked Sendable {
         for c in layoutInfo.channels where c.kind == nil && counts[c.name] == nil {
             counts[c.name] = temperatureCount(state.name, c, layoutInfo: layoutInfo)
         }
-        if options.writeAttributes {
-            for c in layoutInfo.channels {
-                guard let value = counts[c.name] else { continue }
-                if c.processed {
-                    try? tree.set(state.name, c.name + "_input", IIOEmulator.formatProcessed(value, kind: c.kind))
-                } else {
-                    try? tree.setRaw(state.name, c.name, Int64(value.rounded()))
-                }
-            }
-        }
+        if options.writeAttributes { state.attributeCounts = counts }
         if state.enabled, let layout = state.layout, state.fd >= 0 {
             writeScan(state, layout: layout, time: time, counts: counts)
+        }
+    }
+
+    /// Writes the latest tick's values to the `_raw`/`_input` attributes (once per loop: an
+    /// attribute holds the current value, not a history).
+    private func writeAttributes(_ state: DeviceState) {
+        guard let counts = state.attributeCounts, state.present, let layoutInfo = tree.device(state.name) else { return }
+        state.attributeCounts = nil
+        for c in layoutInfo.channels {
+            guard let value = counts[c.name] else { continue }
+            if c.processed {
+                try? tree.set(state.name, c.name + "_input", IIOEmulator.formatProcessed(value, kind: c.kind))
+            } else {
+                try? tree.setRaw(state.name, c.name, Int64(value.rounded()))
+            }
         }
     }
 

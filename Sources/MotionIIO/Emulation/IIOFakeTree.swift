@@ -112,8 +112,14 @@ public final class IIOFakeTree: @unchecked Sendable {
     /// Writes `text` to `path` atomically (temporary file, then rename).
     public func put(_ path: String, _ text: String) throws {
         let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
-            throw IIOError.io(path: temporary, operation: "create", errno: errno)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw IIOError.from(errno: errno, path: temporary, operation: "create", writing: true) }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { SysfsFile.systemWrite(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == bytes.count else {
+            unlink(temporary)
+            throw IIOError.io(path: temporary, operation: "write", errno: errno)
         }
         guard rename(temporary, path) == 0 else {
             let code = errno

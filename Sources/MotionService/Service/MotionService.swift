@@ -227,7 +227,7 @@ public final class MotionService: @unchecked Sendable {
             lock.unlock()
             reconfigure()
         case .endOfData:
-            logger.info("\(device.name): end of data")
+            logger.debug("\(device.name): end of data")
             lock.lock()
             reachedEnd = true
             lock.unlock()

@@ -63,7 +63,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // Layer 6: Apple's names.
-        .target(name: "CoreMotion", dependencies: ["MotionService", "MotionSamples"], swiftSettings: strict),
+        .target(name: "CoreMotion", dependencies: ["MotionService", "MotionSamples", "MotionEngine"], swiftSettings: strict),
         .target(
             name: "CoreMotionTesting",
             dependencies: ["CoreMotion", "MotionService", "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionHistory"],

@@ -1,4 +1,5 @@
 import Foundation
+import MotionEngine
 import MotionSamples
 
 /// The orientation of the device relative to a reference frame (``CMAttitudeReferenceFrame``), as a
@@ -82,12 +83,13 @@ open class CMAttitude: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable 
     }
 }
 
-/// The two conventions that Apple does not document, in one place.
+/// The two conventions that Apple does not document, settled with evidence in `docs/fusion.md` and
+/// implemented in the engine (`MotionEngine.rotationMatrix(of:)`, `relativeAttitude(_:toReference:)`).
 enum AttitudeConventions {
-    /// `CMRotationMatrix` of an attitude quaternion.
+    /// `CMRotationMatrix` of an attitude quaternion: the transpose of R, whose rows are the reference
+    /// axes in device axes.
     static func rotationMatrix(of q: Quaternion) -> CMRotationMatrix {
-        // The transpose of R (R maps device to reference): rows are the reference axes in device axes.
-        let r = q.rotationMatrix.transposed
+        let r = MotionEngine.rotationMatrix(of: q)
         return CMRotationMatrix(
             m11: r.m11, m12: r.m12, m13: r.m13, m21: r.m21, m22: r.m22, m23: r.m23, m31: r.m31, m32: r.m32, m33: r.m33
         )
@@ -95,6 +97,6 @@ enum AttitudeConventions {
 
     /// `a.multiply(byInverseOf: b)`: the receiver becomes b⁻¹ ⊗ a.
     static func relative(_ a: Quaternion, to b: Quaternion) -> Quaternion {
-        (b.conjugate * a).normalized
+        relativeAttitude(a, toReference: b)
     }
 }

@@ -26,11 +26,12 @@ public struct StepEvent: Sendable, Hashable, Codable {
 /// 2. **Orientation-free signal**: the magnitude of the acceleration vector, band-limited to
 ///    0.5–4 Hz (second-order high- and low-pass sections).
 /// 3. **Gait periodicity**: every 0.2 s, the normalised autocorrelation of the last 4 s over lags
-///    0.25–1.8 s (the periodicity test of Rai et al., "Zee", MobiCom 2012). The first lag whose
-///    correlation is within 85 % of the best is the gait period; it is a *stride* (two steps) when it
+///    0.15–1.8 s (the periodicity test of Rai et al., "Zee", MobiCom 2012). The first lag whose
+///    correlation is within 85 % of the best is the fundamental period (shaking at 4–5 Hz shows
+///    there and is rejected by the cadence bound); it is a *stride* (two steps) when it
 ///    is longer than 0.62 s and the half lag still correlates (pockets, swinging arm and bags repeat
 ///    per stride, not per step), else a step. Walking is declared when that peak correlates above
-///    0.5, the signal's deviation exceeds 0.03 g and the cadence is human (1–3.6 steps/s); it ends
+///    0.65, the signal's deviation exceeds 0.05 g and the cadence is human (1–3.6 steps/s); it ends
 ///    after 0.6 s without.
 /// 4. **One peak per step**: the signal passes two cascaded band-passes (Q = 2) centred on the
 ///    tracked step frequency, which turns the uneven left/right pattern of a pocket or bag into one
@@ -44,7 +45,7 @@ public struct StepEvent: Sendable, Hashable, Codable {
 ///    with their true times).
 ///
 /// Rejections by construction: still and vehicle vibration (no periodic gait-band signal above
-/// 0.03 g), shaking at more than 3.6 cycles per second, and irregular handling (no autocorrelation
+/// 0.05 g), shaking at more than 3.6 cycles per second, and irregular handling (no autocorrelation
 /// peak). Vertical bobbing of the phone at a walking rhythm and amplitude is indistinguishable from
 /// walking for an accelerometer and is counted.
 public struct StepDetector: Sendable {
@@ -57,9 +58,9 @@ public struct StepDetector: Sendable {
         /// Fastest accepted cadence, steps/s (faster periodic motion is treated as shaking).
         public var maximumCadence: Double = 3.6
         /// Minimum autocorrelation of the gait period for walking.
-        public var minimumCorrelation: Double = 0.5
+        public var minimumCorrelation: Double = 0.65
         /// Minimum standard deviation of the band-limited magnitude for walking, g.
-        public var minimumDeviation: Double = 0.03
+        public var minimumDeviation: Double = 0.05
         /// Relative step amplitude (fraction of the recent steps') needed to accept a candidate.
         public var relativeAmplitude: Double = 0.1
         /// Absolute step amplitude needed, g.
@@ -133,7 +134,7 @@ public struct StepDetector: Sendable {
         window = Int((4.0 * rate).rounded())
         hop = max(1, Int((0.2 * rate).rounded()))
         maxLag = Int((1.8 * rate).rounded())
-        minLag = Int(0.25 * rate)
+        minLag = Int(0.15 * rate)
         signal = FixedRing(capacity: Int(6 * rate), filler: 0)
         scratch = Array(repeating: 0, count: window)
         correlation = Array(repeating: 0, count: maxLag + 1)
@@ -271,7 +272,9 @@ public struct StepDetector: Sendable {
             for k in max(half - 1, 0)...(half + 1) { halfCorrelation = max(halfCorrelation, correlation[k]) }
         }
         let period: Double
-        if Double(lag) / rate > 0.62 && halfCorrelation > -0.1 {
+        if Double(lag) / rate < 0.25 {
+            period = Double(lag) / rate  // a fundamental faster than any gait: rejected below
+        } else if Double(lag) / rate > 0.62 && halfCorrelation > -0.1 {
             period = Double(lag) / 2 / rate
         } else {
             period = Double(lag) / rate

@@ -5,6 +5,10 @@ import MotionHistory
 final class Recorders: @unchecked Sendable {
     let lock = NSLock()
     var accelerometer: AccelerometerRecorder?
+    var deviceMotion: DeviceMotionHub?
+    var deviceMotionIDs = 0
+    var pedometer: PedometerRecorder?
+    var activity: ActivityRecorder?
 }
 
 /// Records the accelerometer at 50 Hz into the history while a recording request is in force (the

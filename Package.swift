@@ -92,7 +92,9 @@ let package = Package(
         ),
         .testTarget(
             name: "MotionSimulatorTests",
-            dependencies: ["MotionSimulator", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            dependencies: [
+                "MotionSimulator", "MotionRecordings", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "MotionIIOTests", dependencies: ["MotionIIO", "TestSupport"], swiftSettings: strict),

@@ -1,6 +1,8 @@
 import Foundation
+import MotionRecordings
 import MotionSamples
 import Testing
+import TestSupport
 @testable import MotionSimulator
 
 @Suite struct ExportTests {
@@ -29,5 +31,26 @@ import Testing
                 #expect(sim.script.stepCount(upTo: t) == sim.stepTimes(in: 0...t).count, "\(scene.name) at \(t)")
             }
         }
+    }
+}
+
+@Suite struct NativeFormatExportTests {
+    @Test func aSimulatedRecordingRoundTripsThroughTheProjectFormat() throws {
+        let sim = try Simulation(scene: try SceneCatalog.scene(named: "stairs"), seed: 12)
+        let recording = sim.recording(duration: 30, truthInterval: 0.05)
+        let dir = try TestData.temporaryDirectory("sim-cmrec")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("stairs.cmrec")
+        try recording.write(to: url)
+        let back = try RecordingReader.read(url)
+        // Samples come back bit for bit, and the ground truth with them.
+        #expect(back.accelerometer == recording.accelerometer)
+        #expect(back.gyroscope == recording.gyroscope)
+        #expect(back.magnetometer == recording.magnetometer)
+        #expect(back.barometer == recording.barometer)
+        #expect(back.reference.stepTotal == recording.reference.stepTotal)
+        #expect(back.reference.stepTimes == recording.reference.stepTimes)
+        #expect(back.reference.truthAttitude == recording.reference.truthAttitude)
+        #expect(back.metadata.properties["scene"] == "stairs" && back.metadata.properties["seed"] == "12")
     }
 }

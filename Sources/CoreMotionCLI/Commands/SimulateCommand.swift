@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MotionRecordings
 import MotionSamples
 import MotionSimulator
 
@@ -11,7 +12,9 @@ struct SimulateCommand: ParsableCommand {
         discussion: """
             SCENE is a named scene (see --list) or a scene file (a path ending in .json).
             Samples are written as CSV, one per line: time,sensor,x,y,z (g, rad/s, µT; a barometer
-            line has kPa in x and °C in y). The same scene and seed always give identical samples.
+            line has kPa in x and °C in y), or with -o FILE.cmrec in the project's recording format,
+            with the ground-truth attitude and step times as reference data (--truth writes the
+            whole truth as CSV). The same scene and seed always give identical samples.
             """
     )
 
@@ -24,7 +27,7 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Seed of the sensor noise and of the scene's random phases.")
     var seed: UInt64 = 0
 
-    @Option(name: .shortAndLong, help: "Output file (.csv); standard output when omitted.")
+    @Option(name: .shortAndLong, help: "Output file (.csv, or .cmrec with the ground truth); CSV on standard output when omitted.")
     var output: String?
 
     @Option(help: "Also write the ground truth (attitude, gravity, user acceleration, rotation rate, altitude, steps) as CSV to this file, at the accelerometer's times.")
@@ -54,11 +57,8 @@ struct SimulateCommand: ParsableCommand {
         guard duration.isFinite && duration > 0 else {
             throw ValidationError("--duration must be a positive number of seconds, found \(duration)")
         }
-        if let output, !output.hasSuffix(".csv") {
-            if output.hasSuffix(".cmrec") {
-                throw ValidationError("the project's .cmrec recording format is not available in this build yet; write .csv")
-            }
-            throw ValidationError("--output must end in .csv, found '\(output)'")
+        if let output, !output.hasSuffix(".csv") && !output.hasSuffix(".cmrec") {
+            throw ValidationError("--output must end in .csv or .cmrec, found '\(output)'")
         }
     }
 
@@ -83,6 +83,9 @@ struct SimulateCommand: ParsableCommand {
             Output.note("note: scene '\(chosen.name)' stops after \(last) s; writing \(last) s")
             end = last
         }
+        if let output, output.hasSuffix(".cmrec") {
+            return try writeRecording(simulation, until: end, to: output)
+        }
         let writer = try LineWriter(path: output)
         let truthWriter = try truth.map { try LineWriter(path: $0) }
         writer.write(SampleCSV.header)
@@ -102,6 +105,39 @@ struct SimulateCommand: ParsableCommand {
         try writer.close()
         try truthWriter?.close()
         if output != nil { Output.note("wrote \(count) samples of '\(chosen.name)' (seed \(seed), \(end) s)") }
+    }
+
+    /// Writes the samples and the ground truth in the project's recording format.
+    private func writeRecording(_ simulation: Simulation, until end: Double, to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        let steps = simulation.stepTimes(in: 0...end).count
+        let writer: NativeRecordingWriter
+        do {
+            writer = try NativeRecordingWriter(url: url, metadata: simulation.recordingMetadata, stepTotal: steps)
+        } catch {
+            throw SimulateFailure(message: "\(error)")
+        }
+        var source = simulation.makeSource()
+        let progress = ProgressLine("simulate \(simulation.scene.name)", total: end)
+        var count = 0
+        while let sample = source.next(), sample.time <= end {
+            try writer.append(sample)
+            count += 1
+            if count % 4096 == 0 { progress.update(sample.time) }
+        }
+        try writer.append(reference: simulation.referenceData(duration: end))
+        try writer.close()
+        progress.finish("\(count) samples")
+        if let truth {
+            let truthWriter = try LineWriter(path: truth)
+            truthWriter.write(SampleCSV.truthHeader)
+            var again = simulation.makeSource()
+            while let sample = again.next(), sample.time <= end {
+                if sample.sensor == .accelerometer { truthWriter.write(SampleCSV.truthLine(simulation.truth(at: sample.time))) }
+            }
+            try truthWriter.close()
+        }
+        Output.note("wrote \(count) samples and the ground-truth attitude and steps of '\(simulation.scene.name)' (seed \(seed), \(end) s) to \(path)")
     }
 
     private func listScenes() throws {

@@ -6,6 +6,7 @@ import MotionSamples
 /// kPa in `x`, °C in `y` and nothing in `z`. Numbers are written in Swift's shortest round-trip
 /// form, so reading them back gives the identical doubles.
 public enum SampleCSV {
+    /// The header line.
     public static let header = "time,sensor,x,y,z"
 
     /// One line (without the newline) for `sample`.

@@ -18,7 +18,9 @@ public struct SimulatedSample: Sendable, Hashable {
 /// and `loop` scenes never end. Each sensor draws its white noise and its bias random walk from
 /// its own streams of the seed, so changing one sensor's settings never changes another's noise.
 public struct SimulatedSource: SampleSource {
+    /// The scene's sensors, each at its configured rate.
     public let sensors: [SensorKind: SensorDescription]
+    /// The simulation sampled.
     public let simulation: Simulation
     private var channels: [Channel]
     private var cachedTime = Double.nan
@@ -89,6 +91,7 @@ public struct SimulatedSource: SampleSource {
         }
     }
 
+    /// A source at the start of `simulation`.
     public init(simulation: Simulation) {
         self.simulation = simulation
         sensors = simulation.sensorDescriptions
@@ -104,6 +107,7 @@ public struct SimulatedSource: SampleSource {
     /// The scene time after which there are no more samples, or `nil` for an endless source.
     public var endTime: Double? { simulation.sampleDuration }
 
+    /// The next sample in time order; `nil` after the end of a `stop` scene.
     public mutating func next() -> SensorSample? { nextDetailed()?.sample }
 
     /// The next sample with its ideal value and bias.
@@ -141,6 +145,7 @@ public struct SimulatedSource: SampleSource {
         return SimulatedSample(sample: sample, ideal: ideal, bias: bias)
     }
 
+    /// Starts over from time 0 with the same noise.
     public mutating func rewind() {
         for i in channels.indices { channels[i].reset() }
         cachedTime = .nan

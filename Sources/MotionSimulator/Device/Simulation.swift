@@ -49,8 +49,11 @@ public struct GroundTruth: Sendable, Hashable {
 /// seed produce bit-identical samples on every machine (the simulator uses its own elementary
 /// functions, ``PortableMath``, and its own generators, ``Xoshiro256StarStar``).
 public struct Simulation: Sendable {
+    /// The scene simulated.
     public let scene: Scene
+    /// The seed of the noise and of the scene's random phases.
     public let seed: UInt64
+    /// The compiled motion.
     public let script: MotionScript
     private let startAltitude: Double
 
@@ -138,11 +141,12 @@ public struct Simulation: Sendable {
     /// A fresh source of the scene's samples, from time 0.
     public func makeSource() -> SimulatedSource { SimulatedSource(simulation: self) }
 
-    /// The first `duration` seconds as a ``Recording``, with the ground truth filled in as
-    /// reference data (`truthAttitude` in ENU as the type documents, gravity, user acceleration,
-    /// bias-free rotation rate, step times and total, relative altitude), so the simulator can feed
-    /// the same evaluations as real recordings.
+    /// The first `duration` seconds as a ``Recording``, with the ground-truth attitude and steps as
+    /// reference data (see ``referenceData(duration:truthInterval:)``), so the simulator can feed
+    /// the same evaluations as real recordings. `truthInterval` (seconds, default 0.01; values that
+    /// are not positive and finite use the default) spaces the truth entries.
     public func recording(duration: Double, truthInterval: Double = 0.01) -> Recording {
+        let duration = duration.isFinite ? max(duration, 0) : 0
         var source = makeSource()
         var acc: [TimedVector] = [], gyr: [TimedVector] = [], mag: [TimedVector] = [], bar: [PressureReading] = []
         while let sample = source.next() {
@@ -154,31 +158,42 @@ public struct Simulation: Sendable {
             case .barometer(let p): bar.append(p)
             }
         }
+        return Recording(
+            metadata: recordingMetadata, accelerometer: acc, gyroscope: gyr, magnetometer: mag, barometer: bar,
+            reference: referenceData(duration: duration, truthInterval: truthInterval)
+        )
+    }
+
+    /// Metadata for a recording of this simulation: format `simulator`, source `sim:NAME`, the
+    /// scene, seed and summary as properties.
+    public var recordingMetadata: RecordingMetadata {
+        RecordingMetadata(
+            format: "simulator", source: "sim:\(scene.name)", deviceName: "simulated phone",
+            licence: "generated", properties: ["scene": scene.name, "seed": String(seed), "summary": scene.summary]
+        )
+    }
+
+    /// The ground truth of the first `duration` seconds as a recording's reference data, in the
+    /// fields meant for ground truth: `truthAttitude` (device → ENU, magnetic north, as the type
+    /// documents; every entry scored) every `truthInterval` seconds, `stepTimes` and `stepTotal`.
+    /// Apple's fields (gravity, user acceleration, pedometer, altimeter…) stay empty: a simulated
+    /// recording has no Apple outputs, and tools compare with them as such. The rest of the truth
+    /// (gravity, user acceleration, altitude) is in ``truth(at:)``.
+    public func referenceData(duration: Double, truthInterval: Double = 0.01) -> ReferenceData {
+        let truthInterval = truthInterval > 0 && truthInterval.isFinite ? truthInterval : 0.01
+        let duration = duration.isFinite ? max(duration, 0) : 0
         var reference = ReferenceData()
         // NWU → ENU: a quarter turn about up (north ↦ +y, west ↦ −x).
         let nwuToEnu = Quaternion(w: (0.5).squareRoot(), x: 0, y: 0, z: (0.5).squareRoot())
         let count = Int((duration / truthInterval).rounded(.down))
-        for i in 0...max(count, 0) {
+        for i in 0...count {
             let t = Double(i) * truthInterval
-            let truth = self.truth(at: t)
-            reference.truthAttitude.append(TimedQuaternion(time: t, value: nwuToEnu * truth.attitude))
+            reference.truthAttitude.append(TimedQuaternion(time: t, value: nwuToEnu * state(at: t).attitude))
             reference.truthScored.append(true)
-            reference.gravity.append(TimedVector(time: t, value: truth.gravity))
-            reference.userAcceleration.append(TimedVector(time: t, value: truth.userAcceleration))
-            reference.rotationRate.append(TimedVector(time: t, value: truth.rotationRate))
-            reference.relativeAltitude.append(TimedScalar(time: t, value: truth.relativeAltitude))
         }
         let steps = stepTimes(in: 0...duration)
         reference.stepTimes = steps
         reference.stepTotal = steps.count
-        reference.cumulativeSteps = steps.enumerated().map { TimedScalar(time: $0.element, value: Double($0.offset + 1)) }
-        let metadata = RecordingMetadata(
-            format: "simulator", source: "sim:\(scene.name)", deviceName: "simulated phone",
-            licence: "generated", properties: ["scene": scene.name, "seed": String(seed), "summary": scene.summary]
-        )
-        return Recording(
-            metadata: metadata, accelerometer: acc, gyroscope: gyr, magnetometer: mag, barometer: bar,
-            reference: reference
-        )
+        return reference
     }
 }

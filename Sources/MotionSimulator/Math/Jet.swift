@@ -8,8 +8,11 @@ import MotionSamples
 /// finite differences, so the simulated sensors are the exact derivatives of the scripted motion.
 @frozen
 public struct Jet: Sendable, Hashable {
+    /// The value.
     public var value: Double
+    /// First time derivative (per second).
     public var d1: Double
+    /// Second time derivative (per second²).
     public var d2: Double
 
     @inlinable
@@ -25,7 +28,9 @@ public struct Jet: Sendable, Hashable {
     /// A constant.
     @inlinable public static func constant(_ c: Double) -> Jet { Jet(c, 0, 0) }
 
+    /// The constant 0.
     public static let zero = Jet(0)
+    /// The constant 1.
     public static let one = Jet(1)
 
     @inlinable public static func + (a: Jet, b: Jet) -> Jet { Jet(a.value + b.value, a.d1 + b.d1, a.d2 + b.d2) }
@@ -84,8 +89,11 @@ public struct Jet: Sendable, Hashable {
 /// A vector of ``Jet``s: a vector quantity with its first two time derivatives.
 @frozen
 public struct JetVector: Sendable, Hashable {
+    /// x component.
     public var x: Jet
+    /// y component.
     public var y: Jet
+    /// z component.
     public var z: Jet
 
     @inlinable
@@ -98,8 +106,10 @@ public struct JetVector: Sendable, Hashable {
     /// A constant vector.
     @inlinable public init(constant v: Vector3) { self.init(Jet(v.x), Jet(v.y), Jet(v.z)) }
 
+    /// The constant zero vector.
     public static let zero = JetVector(.zero, .zero, .zero)
 
+    /// The vector's value, its first and second derivatives.
     @inlinable public var value: Vector3 { Vector3(x.value, y.value, z.value) }
     @inlinable public var d1: Vector3 { Vector3(x.d1, y.d1, z.d1) }
     @inlinable public var d2: Vector3 { Vector3(x.d2, y.d2, z.d2) }
@@ -110,8 +120,10 @@ public struct JetVector: Sendable, Hashable {
     @inlinable public static func * (a: JetVector, s: Double) -> JetVector { JetVector(a.x * s, a.y * s, a.z * s) }
     @inlinable public static func += (a: inout JetVector, b: JetVector) { a = a + b }
 
+    /// Dot product.
     @inlinable public func dot(_ b: JetVector) -> Jet { x * b.x + y * b.y + z * b.z }
 
+    /// Cross product `self × b`.
     @inlinable public func cross(_ b: JetVector) -> JetVector {
         JetVector(y * b.z - z * b.y, z * b.x - x * b.z, x * b.y - y * b.x)
     }
@@ -124,9 +136,13 @@ public struct JetVector: Sendable, Hashable {
 /// scalar and drops out of the vector part).
 @frozen
 public struct JetQuaternion: Sendable, Hashable {
+    /// Scalar part.
     public var w: Jet
+    /// Vector part, x.
     public var x: Jet
+    /// Vector part, y.
     public var y: Jet
+    /// Vector part, z.
     public var z: Jet
 
     @inlinable
@@ -143,6 +159,7 @@ public struct JetQuaternion: Sendable, Hashable {
         self.init(w: Jet(q.w), x: Jet(q.x), y: Jet(q.y), z: Jet(q.z))
     }
 
+    /// The constant identity rotation.
     public static let identity = JetQuaternion(constant: .identity)
 
     /// Rotation by the jet angle `angle` (radians) about the fixed unit axis `axis`.
@@ -217,6 +234,7 @@ public struct JetQuaternion: Sendable, Hashable {
         return (x2.applying(c0, c1, c2), x2.applying(s0, s1, s2))
     }
 
+    /// The quaternion's value, its first and second derivatives.
     @inlinable public var value: Quaternion { Quaternion(w: w.value, x: x.value, y: y.value, z: z.value) }
     @inlinable public var d1: Quaternion { Quaternion(w: w.d1, x: x.d1, y: y.d1, z: z.d1) }
     @inlinable public var d2: Quaternion { Quaternion(w: w.d2, x: x.d2, y: y.d2, z: z.d2) }

@@ -21,6 +21,7 @@ import MotionSamples
 public struct MotionScript: Sendable {
     /// Seconds of scripted motion.
     public let duration: Double
+    /// What happens after the script.
     public let ending: SceneEnding
     /// Altitude of the carrier's floor at the start, metres above sea level.
     public let startAltitude: Double
@@ -130,7 +131,7 @@ public struct MotionScript: Sendable {
         let phase = Jet(integrated.phase, rates.phase.value, rates.phase.d1)
 
         // Pattern: translations and rotations about the carrier axes.
-        var channels = [Jet](repeating: .zero, count: 6)
+        var channels = Channels()
         for k in seg.activeTerms {
             let a = Jet(seg.from.coefficients[2 * k]) + (seg.to.coefficients[2 * k] - seg.from.coefficients[2 * k]) * w
             let b = Jet(seg.from.coefficients[2 * k + 1])
@@ -141,16 +142,16 @@ public struct MotionScript: Sendable {
             case .fixed(let f): angle = Jet(time * f, f, 0)
             }
             let (sn, cs) = angle.sinCosTurns
-            channels[terms[k].channel.rawValue] += a * cs + b * sn
+            channels.add(a * cs + b * sn, to: terms[k].channel)
         }
 
-        let offset = levels.offset + seg.displacement(tau) + JetVector(channels[0], channels[1], channels[2])
+        let offset = levels.offset + seg.displacement(tau) + JetVector(channels.forward, channels.left, channels.up)
         let headingRotation = JetQuaternion(unitAxis: .unitZ, angle: heading)
         let position = carrier + headingRotation.rotate(offset)
 
-        let oscillation = JetQuaternion(unitAxis: .unitZ, angle: channels[5])
-            * JetQuaternion(unitAxis: .unitY, angle: channels[4])
-            * JetQuaternion(unitAxis: .unitX, angle: channels[3])
+        let oscillation = JetQuaternion(unitAxis: .unitZ, angle: channels.yawUp)
+            * JetQuaternion(unitAxis: .unitY, angle: channels.pitchLeft)
+            * JetQuaternion(unitAxis: .unitX, angle: channels.rollForward)
         let attitude = headingRotation * oscillation * seg.posture(tau)
 
         return KinematicState(
@@ -166,6 +167,23 @@ public struct MotionScript: Sendable {
             gaitPhase: integrated.phase,
             isStepping: levels.stepping.value >= 0.5
         )
+    }
+
+    /// The summed oscillations of the six channels (no heap allocation per evaluation).
+    private struct Channels {
+        var forward = Jet.zero, left = Jet.zero, up = Jet.zero
+        var rollForward = Jet.zero, pitchLeft = Jet.zero, yawUp = Jet.zero
+
+        mutating func add(_ value: Jet, to channel: OscillationChannel) {
+            switch channel {
+            case .forward: forward += value
+            case .left: left += value
+            case .up: up += value
+            case .rollForward: rollForward += value
+            case .pitchLeft: pitchLeft += value
+            case .yawUp: yawUp += value
+            }
+        }
     }
 
     // MARK: Integrated quantities

@@ -15,6 +15,7 @@ public struct Pose: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Rotation about the vertical, degrees (counter-clockwise seen from above).
     public var yawDegrees: Double
 
+    /// A pose from Apple's Euler angles, degrees.
     public init(rollDegrees: Double = 0, pitchDegrees: Double = 0, yawDegrees: Double = 0) {
         self.rollDegrees = rollDegrees
         self.pitchDegrees = pitchDegrees
@@ -101,6 +102,7 @@ public struct Turn: Sendable, Hashable, Codable {
     /// Length of the turn, seconds.
     public var durationSeconds: Double
 
+    /// A turn of `angleDegrees` (positive left) from `atSeconds` for `durationSeconds` seconds.
     public init(atSeconds: Double, angleDegrees: Double, durationSeconds: Double) {
         self.atSeconds = atSeconds
         self.angleDegrees = angleDegrees
@@ -127,6 +129,7 @@ public struct Hold: Sendable, Hashable {
     /// Length of the change of pose or carry at the segment's start, seconds (default 1, at most `duration`).
     public var transitionSeconds: Double?
 
+    /// Stand still for `duration` seconds, optionally changing pose or carry.
     public init(duration: Double, pose: Pose? = nil, carry: Carry? = nil, transitionSeconds: Double? = nil) {
         self.duration = duration
         self.pose = pose
@@ -143,6 +146,7 @@ public struct Hold: Sendable, Hashable {
 public struct Rotation: Sendable, Hashable {
     /// Axis (normalised; need not be unit), in `frame`.
     public var axis: Vector3
+    /// The frame `axis` is given in.
     public var frame: RotationFrame
     /// Total angle, degrees (right-hand rule about `axis`; negative turns the other way).
     public var angleDegrees: Double
@@ -151,6 +155,8 @@ public struct Rotation: Sendable, Hashable {
     /// Time to reach the peak rate from rest (and to stop), seconds.
     public var rampSeconds: Double
 
+    /// A rotation by `angleDegrees` about `axis` at up to `peakRateDegreesPerSecond`, starting and
+    /// stopping over `rampSeconds`.
     public init(
         axis: Vector3, frame: RotationFrame = .device, angleDegrees: Double,
         peakRateDegreesPerSecond: Double = 30, rampSeconds: Double = 1
@@ -168,10 +174,12 @@ public struct Rotation: Sendable, Hashable {
 
 /// A smooth change to a new pose (shortest rotation), over the whole segment.
 public struct Orientation: Sendable, Hashable {
+    /// The pose to turn to.
     public var pose: Pose
     /// Seconds.
     public var duration: Double
 
+    /// Turn to `pose` over `duration` seconds.
     public init(to pose: Pose, duration: Double) {
         self.pose = pose
         self.duration = duration
@@ -188,6 +196,7 @@ public struct Keyframe: Sendable, Hashable {
     /// frame (x forward, y left, z up).
     public var displacement: Vector3
 
+    /// A key: `pose` and `displacement` (m) at `timeSeconds` from the segment's start.
     public init(timeSeconds: Double, pose: Pose, displacement: Vector3 = .zero) {
         self.timeSeconds = timeSeconds
         self.pose = pose
@@ -200,10 +209,13 @@ public struct Keyframe: Sendable, Hashable {
 /// interpolation, rotations in the exponential coordinates of each interval, Catmull–Rom
 /// tangents) and ends at rest in the last key. The segment lasts until the last key.
 public struct Keyframes: Sendable, Hashable {
+    /// The keys, in increasing time (> 0).
     public var keys: [Keyframe]
 
+    /// Moves through `keys`.
     public init(_ keys: [Keyframe]) { self.keys = keys }
 
+    /// Seconds: the time of the last key.
     public var duration: Double { keys.last?.timeSeconds ?? 0 }
 }
 
@@ -215,13 +227,16 @@ public struct Gait: Sendable, Hashable {
     public var cadence: Double
     /// Forward speed, m/s.
     public var speed: Double
+    /// How the phone is carried (`.hand` or `.pocket`).
     public var carry: Carry
     /// A pose other than the carry's default, if given.
     public var pose: Pose?
+    /// Changes of heading during the segment.
     public var turns: [Turn]
     /// Length of the change from the previous segment's motion, seconds (default 1).
     public var transitionSeconds: Double?
 
+    /// Walking or running for `duration` seconds at `cadence` steps/s and `speed` m/s.
     public init(
         duration: Double, cadence: Double, speed: Double, carry: Carry = .hand, pose: Pose? = nil,
         turns: [Turn] = [], transitionSeconds: Double? = nil
@@ -252,7 +267,9 @@ public struct Gait: Sendable, Hashable {
 
 /// Climbing or descending a straight flight of stairs.
 public struct Stairs: Sendable, Hashable {
+    /// Up or down the stairs.
     public enum Direction: String, Sendable, Hashable, Codable, CaseIterable { case up, down }
+    /// Which way the flight is walked.
     public var direction: Direction
     /// Number of steps (each one riser).
     public var steps: Int
@@ -262,10 +279,15 @@ public struct Stairs: Sendable, Hashable {
     public var treadMetres: Double
     /// Steps per second (default 1.6 up, 1.8 down).
     public var cadence: Double
+    /// How the phone is carried (`.hand` or `.pocket`).
     public var carry: Carry
+    /// A pose other than the carry's default, if given.
     public var pose: Pose?
+    /// Length of the change from the previous segment's motion, seconds (default 1).
     public var transitionSeconds: Double?
 
+    /// A flight of `steps` steps of `riserMetres` × `treadMetres` at `cadence` steps/s (1.6 up, 1.8
+    /// down by default).
     public init(
         _ direction: Direction, steps: Int, riserMetres: Double = 0.17, treadMetres: Double = 0.28,
         cadence: Double? = nil, carry: Carry = .hand, pose: Pose? = nil, transitionSeconds: Double? = nil
@@ -288,6 +310,7 @@ public struct Stairs: Sendable, Hashable {
 
 /// Riding a bicycle: pedalling imprints a thigh motion on a pocket, road roughness vibrates the bike.
 public struct Cycling: Sendable, Hashable {
+    /// Seconds.
     public var duration: Double
     /// Pedal revolutions per minute (default 80).
     public var cadenceRPM: Double
@@ -295,11 +318,14 @@ public struct Cycling: Sendable, Hashable {
     public var speed: Double
     /// `.pocket` (thigh swing) or `.handlebar`.
     public var carry: Carry
+    /// Changes of heading during the ride.
     public var turns: [Turn]
     /// Scale of road vibration (1 = smooth asphalt).
     public var roughness: Double
+    /// Length of the change from the previous segment's motion, seconds (default 2).
     public var transitionSeconds: Double?
 
+    /// Cycling for `duration` seconds at `cadenceRPM` and `speed` m/s.
     public init(
         duration: Double, cadenceRPM: Double = 80, speed: Double = 5.5, carry: Carry = .pocket,
         turns: [Turn] = [], roughness: Double = 1, transitionSeconds: Double? = nil
@@ -316,19 +342,23 @@ public struct Cycling: Sendable, Hashable {
 
 /// Riding in a car: speed changes at a comfortable acceleration, turns, and engine and road vibration.
 public struct Drive: Sendable, Hashable {
+    /// Seconds.
     public var duration: Double
     /// Speed to reach, m/s (0 = stop and idle).
     public var speed: Double
+    /// Changes of heading during the drive.
     public var turns: [Turn]
     /// Acceleration used to change speed, m/s² (default 2); sets the transition length.
     public var acceleration: Double
     /// `.mount` (console or holder) unless told otherwise; the pose of the mount is `pose` or
     /// the carry's default.
     public var carry: Carry
+    /// A pose other than the carry's default, if given.
     public var pose: Pose?
     /// Scale of road vibration (1 = ordinary road).
     public var roughness: Double
 
+    /// Driving for `duration` seconds, changing to `speed` m/s at `acceleration` m/s².
     public init(
         duration: Double, speed: Double, turns: [Turn] = [], acceleration: Double = 2, carry: Carry = .mount,
         pose: Pose? = nil, roughness: Double = 1
@@ -345,6 +375,7 @@ public struct Drive: Sendable, Hashable {
 
 /// Shaking the device in place by hand: no steps.
 public struct Shake: Sendable, Hashable {
+    /// Seconds.
     public var duration: Double
     /// Shakes per second (default 4).
     public var frequency: Double
@@ -352,8 +383,10 @@ public struct Shake: Sendable, Hashable {
     public var amplitudeMetres: Double
     /// Amplitude of the wrist rotation, degrees (default 15).
     public var rotationDegrees: Double
+    /// Length of the change from the previous segment's motion, seconds (default 0.5).
     public var transitionSeconds: Double?
 
+    /// Shaking for `duration` seconds at `frequency` Hz.
     public init(
         duration: Double, frequency: Double = 4, amplitudeMetres: Double = 0.03, rotationDegrees: Double = 15,
         transitionSeconds: Double? = nil
@@ -374,6 +407,7 @@ public struct Elevator: Sendable, Hashable {
     /// Seconds.
     public var duration: Double
 
+    /// A lift ride of `heightMetres` over `duration` seconds.
     public init(heightMetres: Double, duration: Double) {
         self.heightMetres = heightMetres
         self.duration = duration

@@ -1,8 +1,10 @@
 /// SplitMix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators", OOPSLA
 /// 2014): a 64-bit generator used here to expand one seed into independent stream states.
 public struct SplitMix64: Sendable, Hashable {
+    /// The generator's 64-bit state.
     public private(set) var state: UInt64
 
+    /// A generator starting from `seed`.
     public init(seed: UInt64) { state = seed }
 
     /// The next 64 random bits.
@@ -37,6 +39,7 @@ public struct Xoshiro256StarStar: RandomNumberGenerator, Sendable, Hashable {
         if s0 | s1 | s2 | s3 == 0 { s0 = 1 }  // the all-zero state is the one state to avoid
     }
 
+    /// The next 64 random bits.
     public mutating func next() -> UInt64 {
         let result = rotateLeft(s1 &* 5, 7) &* 9
         let t = s1 << 17
@@ -64,6 +67,7 @@ public struct GaussianGenerator: Sendable, Hashable {
     private var uniform: Xoshiro256StarStar
     private var spare: Double?
 
+    /// Deviates from stream `stream` of `seed`.
     public init(seed: UInt64, stream: UInt64) {
         uniform = Xoshiro256StarStar(seed: seed, stream: stream)
     }

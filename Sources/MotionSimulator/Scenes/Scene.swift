@@ -24,6 +24,7 @@ public struct SceneStart: Sendable, Hashable {
     /// Altitude of the carrier's floor at the start, metres above sea level.
     public var altitudeMetres: Double
 
+    /// A start state; `nil` pose and carry come from the first segment.
     public init(pose: Pose? = nil, carry: Carry? = nil, headingDegrees: Double = 0, altitudeMetres: Double = 0) {
         self.pose = pose
         self.carry = carry
@@ -42,12 +43,18 @@ public struct Scene: Sendable {
     public var name: String
     /// What the scene models, in a sentence or two.
     public var summary: String
+    /// Where and how it starts.
     public var start: SceneStart
+    /// The motion script, in order.
     public var segments: [Segment]
+    /// What happens after the last segment.
     public var ending: SceneEnding
+    /// Earth's field, the atmosphere, gravity.
     public var environment: Environment
+    /// The device's sensors: rates and errors.
     public var sensors: SensorSuite
 
+    /// A scene; ``Simulation`` validates it.
     public init(
         name: String, summary: String = "", start: SceneStart = SceneStart(), segments: [Segment],
         ending: SceneEnding = .stop, environment: Environment = Environment(), sensors: SensorSuite = .phone

@@ -40,7 +40,7 @@ public enum SceneError: Error, Sendable, Hashable, CustomStringConvertible {
             return where_ + "\(field): \(message)"
         case .badSpecification(let spec, let reason):
             return "simulator device '\(spec)': \(reason); expected sim:SCENE or sim:/path/scene.json, "
-                + "optionally followed by ?seed=N"
+                + "optionally followed by ?seed=N&speed=F"
         }
     }
 }

@@ -9,6 +9,7 @@ public struct EarthMagneticField: Sendable, Hashable, Codable {
     /// Declination: angle from true north to magnetic north, degrees, positive east.
     public var declinationDegrees: Double
 
+    /// A field of `intensityMicrotesla` µT dipping `inclinationDegrees` with `declinationDegrees` declination.
     public init(intensityMicrotesla: Double = 50, inclinationDegrees: Double = 60, declinationDegrees: Double = 0) {
         self.intensityMicrotesla = intensityMicrotesla
         self.inclinationDegrees = inclinationDegrees
@@ -45,9 +46,13 @@ public struct Atmosphere: Sendable, Hashable, Codable {
     /// Temperature the barometer reports, °C (the phone's own temperature, constant).
     public var sensorTemperatureCelsius: Double
 
+    /// Sea-level temperature T₀, K.
     public static let standardTemperatureKelvin = 288.15
+    /// Temperature lapse rate L, K/m.
     public static let lapseRateKelvinPerMetre = 0.0065
+    /// Molar mass of dry air M, kg/mol.
     public static let molarMassOfAir = 0.0289644
+    /// Universal gas constant R, J/(mol·K).
     public static let gasConstant = 8.3144598
 
     /// Earth radius used for geopotential height, metres (U.S. Standard Atmosphere 1976).
@@ -56,6 +61,7 @@ public struct Atmosphere: Sendable, Hashable, Codable {
     /// g₀·M / (R·L) ≈ 5.25588.
     public static let exponent = standardGravity * molarMassOfAir / (gasConstant * lapseRateKelvinPerMetre)
 
+    /// An atmosphere with `seaLevelPressureKilopascals` kPa at sea level.
     public init(seaLevelPressureKilopascals: Double = 101.325, sensorTemperatureCelsius: Double = 25) {
         self.seaLevelPressureKilopascals = seaLevelPressureKilopascals
         self.sensorTemperatureCelsius = sensorTemperatureCelsius
@@ -79,7 +85,9 @@ public struct Atmosphere: Sendable, Hashable, Codable {
 
 /// The physical surroundings of a scene.
 public struct Environment: Sendable, Hashable, Codable {
+    /// Earth's magnetic field.
     public var magneticField: EarthMagneticField
+    /// The atmosphere (barometer).
     public var atmosphere: Atmosphere
     /// Local gravity, m/s² (standard 9.80665). The accelerometer still reports in units of standard
     /// gravity, as Apple's does, so a local gravity of 9.81 reads 1.00035 g at rest.
@@ -91,6 +99,7 @@ public struct Environment: Sendable, Hashable, Codable {
     /// Earth's rotation rate, rad/s (IERS).
     public static let earthRotationRate = 7.292115e-5
 
+    /// Surroundings; the defaults are 50 µT dipping 60°, the standard atmosphere and standard gravity.
     public init(
         magneticField: EarthMagneticField = EarthMagneticField(), atmosphere: Atmosphere = Atmosphere(),
         gravity: Double = standardGravity, latitudeDegrees: Double? = nil

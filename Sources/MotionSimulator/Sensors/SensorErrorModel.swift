@@ -26,6 +26,7 @@ public struct SensorErrorModel: Sendable, Hashable, Codable {
     /// Full-scale range: readings are clamped to ±range, units (`nil` = unlimited).
     public var range: Double?
 
+    /// An error model; the defaults add no error.
     public init(
         noiseDensity: Double = 0, bias: Vector3 = .zero, biasRandomWalk: Double = 0,
         transform: Matrix3 = .identity, resolution: Double? = nil, range: Double? = nil
@@ -95,11 +96,13 @@ public struct SensorErrorModel: Sendable, Hashable, Codable {
 public struct SimulatedSensor: Sendable, Hashable, Codable {
     /// Sample rate, Hz.
     public var rate: Double
+    /// The sensor's errors.
     public var errors: SensorErrorModel
     /// Time of the first sample, seconds into the scene (lets sensors run out of step, as real
     /// ones do); must be in [0, 1/rate).
     public var startOffset: Double
 
+    /// A sensor sampling at `rate` Hz from `startOffset` s.
     public init(rate: Double, errors: SensorErrorModel, startOffset: Double = 0) {
         self.rate = rate
         self.errors = errors
@@ -115,11 +118,16 @@ public struct SimulatedSensor: Sendable, Hashable, Codable {
 /// iPhone's altimeter updates about once a second: 1.06 s median interval in that recording; and
 /// reinforce-lab's 2014 iPhone 6 measurement, "once per second", no way to set the rate).
 public struct SensorSuite: Sendable, Hashable, Codable {
+    /// The accelerometer (g).
     public var accelerometer: SimulatedSensor?
+    /// The gyroscope (rad/s).
     public var gyroscope: SimulatedSensor?
+    /// The magnetometer (µT).
     public var magnetometer: SimulatedSensor?
+    /// The barometer (kPa).
     public var barometer: SimulatedSensor?
 
+    /// The sensors; by default a phone's four with ``SensorErrorModel``'s phone defaults.
     public init(
         accelerometer: SimulatedSensor? = SimulatedSensor(rate: 100, errors: .phoneAccelerometer),
         gyroscope: SimulatedSensor? = SimulatedSensor(rate: 100, errors: .phoneGyroscope),
@@ -142,6 +150,7 @@ public struct SensorSuite: Sendable, Hashable, Codable {
         return out
     }
 
+    /// The sensor of `kind`, if present.
     public subscript(kind: SensorKind) -> SimulatedSensor? {
         get {
             switch kind {

@@ -1,7 +1,5 @@
 import Benchmark
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark("placeholder") { benchmark in
-        for _ in benchmark.scaledIterations { blackHole(1 + 1) }
-    }
+    registerDeliveryBenchmarks()
 }

@@ -18,6 +18,7 @@ struct CoreMotionCommand: AsyncParsableCommand {
         DemoCommand.self,
         InfoCommand.self,
         ReplayCommand.self,
+        RecordCommand.self,
         SimulateCommand.self,
         StepsCommand.self,
         AltitudeCommand.self,

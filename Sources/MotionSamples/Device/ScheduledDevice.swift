@@ -44,7 +44,14 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
         precondition(speed > 0 && speed.isFinite, "speed must be positive")
         self.name = name
         self.clock = clock
-        self.sensors = source.sensors
+        // Rates as seen on the clock: a recording played twice as fast delivers twice as often.
+        self.sensors = source.sensors.mapValues { d in
+            var scaled = d
+            scaled.minimumRate *= speed
+            scaled.maximumRate *= speed
+            scaled.availableRates = d.availableRates?.map { $0 * speed }
+            return scaled
+        }
         self.speed = speed
         self.loop = loop
         self.source = source
@@ -109,7 +116,7 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
         let last = pending
         pending = source.next()
         if pending == nil, loop, let last, let start = sourceStart {
-            let period = sensors.values.map(\.minimumInterval).min() ?? 0.01
+            let period = (sensors.values.map(\.minimumInterval).min() ?? 0.01) * speed
             loopSpan = last.time - start + period
             loopOffset += loopSpan
             source.rewind()

@@ -89,7 +89,11 @@ extension HistoryStore {
             let (applicationID, tableCount) = try writer.read { db in
                 (
                     try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0,
-                    try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table'") ?? 0
+                    // GRDB briefly creates and drops `grdb_issue_102` when it switches a new file to WAL; another
+                    // store opening the same new file at that moment must not take it for a foreign table.
+                    try Int.fetchOne(
+                        db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'grdb_issue_%'"
+                    ) ?? 0
                 )
             }
             if applicationID != HistorySchema.applicationID, tableCount > 0 {

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Synchronization
 
 /// The motion history: steps, floors, pedometer transitions, activity segments and recorded accelerometer
 /// samples in one SQLite file, kept across launches (7 days; 3 for the accelerometer), crash-safe (WAL) and
@@ -37,10 +36,10 @@ public final class HistoryStore: Sendable {
     let database: any DatabaseWriter
     /// The file path for messages, or `memory`.
     let path: String
-    private let state: Mutex<StoreState>
-    let writerState: Mutex<WriterState>
+    private let state: LockedState<StoreState>
+    let writerState: LockedState<WriterState>
     /// Ids of sources known to be committed (sources are never deleted, so ids are stable).
-    let sourceIDs: Mutex<[String: Int64]>
+    let sourceIDs: LockedState<[String: Int64]>
     private let flushQueue: DispatchQueue
 
     /// Opens (creating when needed) the history at `location` with the default settings.
@@ -63,9 +62,9 @@ public final class HistoryStore: Sendable {
         // The first maintenance reads every table, so it also finds damage the opening checks missed.
         let (database, totals, evicted) = try Self.openAndMaintain(configuration)
         self.database = database
-        state = Mutex(StoreState())
-        writerState = Mutex(WriterState())
-        sourceIDs = Mutex([:])
+        state = LockedState(StoreState())
+        writerState = LockedState(WriterState())
+        sourceIDs = LockedState([:])
         flushQueue = DispatchQueue(label: "coremotion.history.flush")
         recordMaintenance(totals: totals, evicted: evicted)
         scheduleTick()

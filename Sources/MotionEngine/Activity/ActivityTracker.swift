@@ -10,9 +10,11 @@ import Foundation
 /// - **Hysteresis**: a new state is adopted only after it was the candidate for 3 consecutive estimates
 ///   (≈ 3.8 s at the default hop), and its start time is the middle of the first window of that run.
 ///   The first estimate (and the first after a gap) is adopted at once.
-/// - **Entering a vehicle** takes longer: automotive must be the candidate for 20 s (vibration from
-///   handling a phone must not start a trip).
-/// - **Stops in a vehicle**: after an automotive state, stationary windows give `stationary + automotive`
+/// - **Entering a vehicle** takes more evidence: automotive must be the candidate for 20 s with a smoothed
+///   probability of at least 0.75 (a handled phone gives vehicle-like windows, but with probabilities of
+///   0.5–0.7 where a real trip gives 0.9 and more, measured on QROWD); weaker automotive windows leave the
+///   state as it is.
+/// - **Stops in a vehicle**: within a trip (an automotive state at least 20 s old), stationary windows give `stationary + automotive`
 ///   (a car at a red light, in a jam, a train at a station) for up to 3 minutes since the last
 ///   automotive window; walking, running or cycling end the trip at once (after the usual hysteresis).
 /// - Confidence is that of the smoothed probability of the state's class (high ≥ 0.75, medium ≥ 0.5);
@@ -30,6 +32,8 @@ public struct ActivityTracker: Sendable {
         public var unclassifiedBelow: Double
         /// How long automotive must be the candidate before an automotive state begins, seconds.
         public var automotiveConfirmationTime: Double
+        /// Smoothed automotive probability needed to make automotive a candidate when not already in a vehicle.
+        public var automotiveEntryProbability: Double
         /// How long stationary windows keep the automotive flag after the last automotive window, seconds.
         public var vehicleStopHold: Double
         /// Estimates further apart than this are a gap (the state becomes unknown), seconds.
@@ -37,8 +41,10 @@ public struct ActivityTracker: Sendable {
 
         public init(
             smoothingTime: Double = 4, confirmationCount: Int = 3, unclassifiedBelow: Double = 0.45,
-            automotiveConfirmationTime: Double = 20, vehicleStopHold: Double = 180, maximumGap: Double = 10
+            automotiveConfirmationTime: Double = 20, automotiveEntryProbability: Double = 0.75, vehicleStopHold: Double = 180,
+            maximumGap: Double = 10
         ) {
+            self.automotiveEntryProbability = automotiveEntryProbability
             self.smoothingTime = smoothingTime
             self.confirmationCount = confirmationCount
             self.unclassifiedBelow = unclassifiedBelow
@@ -59,6 +65,8 @@ public struct ActivityTracker: Sendable {
     private var pending: ActivityState?
     private var pendingCount = 0
     private var pendingSince = 0.0
+    /// Start of the current automotive state (the trip), seconds.
+    private var tripStart = Double.infinity
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -69,11 +77,17 @@ public struct ActivityTracker: Sendable {
         let top = smoothed.mostLikely
         let p = smoothed[top]
         let confidence = ActivityConfidence(probability: p)
+        if top == .automotive, p < configuration.automotiveEntryProbability, let current, !current.automotive {
+            // Not enough evidence to start a trip: no change.
+            return current
+        }
         guard p >= configuration.unclassifiedBelow else {
             return ActivityState(startTime: startTime, flags: [], confidence: .low)
         }
         var flags = ActivityFlags(top)
+        // A stop within an established trip (automotive for at least the confirmation time).
         if top == .stationary, let current, current.automotive,
+            time - tripStart >= configuration.automotiveConfirmationTime,
             time - lastAutomotiveTime <= configuration.vehicleStopHold
         {
             flags.insert(.automotive)
@@ -104,6 +118,7 @@ public struct ActivityTracker: Sendable {
             current = nil
             let state = candidate(at: estimate.time, startTime: estimate.midTime)
             current = state
+            tripStart = state.automotive ? state.startTime : .infinity
             pending = nil
             pendingCount = 0
             return state
@@ -137,6 +152,11 @@ public struct ActivityTracker: Sendable {
             return nil
         }
         if adopted.flags == current.flags { adopted.startTime = current.startTime }
+        if !adopted.automotive {
+            tripStart = .infinity
+        } else if !current.automotive {
+            tripStart = adopted.startTime
+        }
         self.current = adopted
         pending = nil
         pendingCount = 0

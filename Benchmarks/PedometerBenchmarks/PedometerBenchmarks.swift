@@ -5,4 +5,5 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("placeholder") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(1 + 1) }
     }
+    registerStepsBenchmarks()
 }

@@ -15,6 +15,14 @@ struct CoreMotionCommand: AsyncParsableCommand {
 
     /// Every subcommand, in the order `--help` lists them. Add new commands here.
     static let allSubcommands: [any ParsableCommand.Type] = [
+        DemoCommand.self,
+        InfoCommand.self,
+        ReplayCommand.self,
+        SimulateCommand.self,
+        StepsCommand.self,
+        AltitudeCommand.self,
         ActivityCommand.self, TrainActivityCommand.self,
+        DevicesCommand.self,
+        IIOEmulateCommand.self,
     ]
 }

@@ -93,7 +93,7 @@ extension FormatReader {
         return RecordingError(
             file: container.url.path,
             expected: "a member of this \(format.name) collection: PATH#MEMBER with MEMBER one of \(shown)\(more)",
-            found: "no member named")
+            found: "the whole collection (\(list.count) recordings)")
     }
 
     /// The error for a member name that is not in the container.

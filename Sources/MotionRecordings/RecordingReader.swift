@@ -14,31 +14,27 @@ import Foundation
 public enum RecordingReader {
     /// The readers in detection order: formats recognised by a header line first, then layouts.
     static var readers: [any FormatReader.Type] {
-        detectionOrder.compactMap { reader(for: $0) }
+        detectionOrder.map(reader(for:))
     }
 
     static let detectionOrder: [RecordingFormat] = [
         .native, .sensorLog, .broad, .qrowd, .mPower, .sensorLogger, .oxfordStepCounter, .motionSense, .ipolGait,
     ]
 
-    static func reader(for format: RecordingFormat) -> (any FormatReader.Type)? {
+    static func reader(for format: RecordingFormat) -> any FormatReader.Type {
         switch format {
+        case .native: NativeRecordingReader.self
         case .broad: BROADReader.self
         case .sensorLogger: SensorLoggerReader.self
         case .oxfordStepCounter: OxfordStepCounterReader.self
         case .qrowd: QROWDReader.self
         case .motionSense: MotionSenseReader.self
         case .mPower: MPowerReader.self
-        default: nil
+        case .ipolGait: IPOLGaitReader.self
+        case .sensorLog: SensorLogReader.self
         }
     }
 
-    static func requireReader(_ format: RecordingFormat) throws -> any FormatReader.Type {
-        guard let reader = reader(for: format) else {
-            throw RecordingError(file: "", expected: "a format with a reader", found: format.name)
-        }
-        return reader
-    }
 
     /// Reads the recording at `url` (a file, a folder or a `.zip`).
     ///
@@ -61,7 +57,7 @@ public enum RecordingReader {
     /// Reads member `member` (or the whole container when `nil`) of the recording at `url`.
     public static func read(_ url: URL, member: String?, format: RecordingFormat? = nil) throws -> Recording {
         let container = try RecordingContainer(url)
-        let reader = try format.map { try requireReader($0) } ?? detect(container)
+        let reader = try format.map(reader(for:)) ?? detect(container)
         var recording = try reader.read(container, member: member?.isEmpty == true ? nil : member)
         if recording.metadata.properties["member"] == nil, let member, !member.isEmpty {
             recording.metadata.properties["member"] = member
@@ -80,7 +76,7 @@ public enum RecordingReader {
     public static func members(of url: URL, format: RecordingFormat? = nil) throws -> [RecordingMember] {
         let (base, _) = split(url)
         let container = try RecordingContainer(base)
-        let reader = try format.map { try requireReader($0) } ?? detect(container)
+        let reader = try format.map(reader(for:)) ?? detect(container)
         return try reader.members(container)
     }
 

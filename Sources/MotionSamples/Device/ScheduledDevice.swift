@@ -3,7 +3,8 @@ import Foundation
 /// A device that plays a ``SampleSource`` against a clock: the replay and simulator devices.
 ///
 /// Source time `t` is delivered at clock time `origin + (t − t₀) / speed`, where `origin` is the
-/// clock's time when the device was made and `t₀` the source's first sample time: a recording
+/// clock's time when the device was made and `t₀` the source's start time (its first motion sample;
+/// samples logged earlier by a slower sensor play at once): a recording
 /// starts playing when the process starts, whether or not anyone listens, as the world does for a
 /// real sensor. Only the sensors asked for are delivered.
 ///
@@ -49,7 +50,7 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
         self.source = source
         self.origin = clock.now
         self.pending = self.source.next()
-        self.sourceStart = pending?.time
+        self.sourceStart = source.startTime ?? pending?.time
         if let virtual = clock as? VirtualClock {
             observerToken = virtual.addObserver { [weak self] t in self?.emitDue(until: t) }
         }

@@ -270,7 +270,7 @@ enum MPowerReader: FormatReader {
     static func parseJSON(_ file: TextFile, source: String, member: String) throws -> Recording {
         let object: Any
         do {
-            object = try JSONSerialization.jsonObject(with: Data(file.bytes))
+            object = try LenientJSON.object(from: file.bytes)
         } catch {
             throw RecordingError(file: file.name, expected: "valid JSON (ResearchKit device motion)", found: file.isBlank ? "an empty file" : "\(error.localizedDescription)")
         }

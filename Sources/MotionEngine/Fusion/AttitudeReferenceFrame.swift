@@ -1,0 +1,83 @@
+import Foundation
+import MotionSamples
+
+/// The four attitude reference frames of Core Motion (`CMAttitudeReferenceFrame`), with their raw values.
+@frozen
+public enum AttitudeReferenceFrame: UInt, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+    /// z vertical, x arbitrary in the horizontal plane (yaw zero when updates start); no magnetometer.
+    case xArbitraryZVertical = 1
+    /// As ``xArbitraryZVertical`` but the magnetometer removes yaw drift.
+    case xArbitraryCorrectedZVertical = 2
+    /// z vertical, x towards magnetic north, y west.
+    case xMagneticNorthZVertical = 4
+    /// z vertical, x towards true (geographic) north, y west; needs the declination.
+    case xTrueNorthZVertical = 8
+
+    /// Whether the frame uses the magnetometer.
+    public var usesMagnetometer: Bool { self != .xArbitraryZVertical }
+
+    /// Whether `heading` is defined in this frame.
+    public var hasHeading: Bool { self == .xMagneticNorthZVertical || self == .xTrueNorthZVertical }
+
+    public var description: String {
+        switch self {
+        case .xArbitraryZVertical: "xArbitraryZVertical"
+        case .xArbitraryCorrectedZVertical: "xArbitraryCorrectedZVertical"
+        case .xMagneticNorthZVertical: "xMagneticNorthZVertical"
+        case .xTrueNorthZVertical: "xTrueNorthZVertical"
+        }
+    }
+
+    /// Parses the Swift case name (`"xMagneticNorthZVertical"`) or Apple's Objective-C constant name.
+    public init?(name: String) {
+        let key = name.replacingOccurrences(of: "CMAttitudeReferenceFrame", with: "").lowercased()
+        guard let frame = Self.allCases.first(where: { $0.description.lowercased() == key }) else { return nil }
+        self = frame
+    }
+}
+
+/// One client's view of the fused attitude in the reference frame it asked for.
+///
+/// The filter runs once; each client keeps one of these, created when its updates start. It
+/// captures the start yaw for the arbitrary frames (so their yaw reads zero at start, as on Apple's
+/// devices) and holds the declination for the true-north frame. Pure and allocation-free.
+public struct AttitudeFrame: Sendable, Hashable {
+    public let referenceFrame: AttitudeReferenceFrame
+    /// Magnetic declination, radians, positive when magnetic north is east of true north (only used
+    /// by ``AttitudeReferenceFrame/xTrueNorthZVertical``; see ``WorldMagneticModel``).
+    public var declination: Double
+    /// Rotation about the vertical captured at the first estimate (arbitrary frames), radians.
+    public private(set) var startYaw: Double?
+
+    public init(_ referenceFrame: AttitudeReferenceFrame, declination: Double = 0) {
+        self.referenceFrame = referenceFrame
+        self.declination = declination
+    }
+
+    /// The attitude (device → this frame) for `estimate`; the first call fixes the start yaw of the
+    /// arbitrary frames.
+    public mutating func attitude(for estimate: DeviceMotionEstimate) -> Quaternion {
+        switch referenceFrame {
+        case .xArbitraryZVertical:
+            return removingStartYaw(estimate.attitude6D)
+        case .xArbitraryCorrectedZVertical:
+            return removingStartYaw(estimate.attitude9D)
+        case .xMagneticNorthZVertical:
+            return estimate.attitude9D
+        case .xTrueNorthZVertical:
+            // Magnetic north lies `declination` east of true north: v_true = Rz(−declination) v_magnetic.
+            return (Quaternion.aboutZ(-declination) * estimate.attitude9D).normalizedFast
+        }
+    }
+
+    /// `CMDeviceMotion.heading` for `attitude` (already in this frame), degrees: in [0, 360) for
+    /// the north frames, −1 for the arbitrary frames (Apple's "invalid"). See ``headingDegrees(of:)``.
+    public func heading(of attitude: Quaternion) -> Double {
+        referenceFrame.hasHeading ? headingDegrees(of: attitude) : -1
+    }
+
+    private mutating func removingStartYaw(_ q: Quaternion) -> Quaternion {
+        if startYaw == nil { startYaw = q.appleEulerAngles.yaw }
+        return (Quaternion.aboutZ(-(startYaw ?? 0)) * q).normalizedFast
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import MotionSamples
+
+/// Attitude from gyroscope, accelerometer and magnetometer: the sensor-fusion core behind device motion.
+///
+/// A pure value type: no threads, no I/O, no allocation per sample. Feed each sensor's samples as
+/// they come, with the interval since that sensor's previous sample; the three streams need not be
+/// synchronous nor share a rate. Inputs are in Apple's device axes and units: acceleration in g
+/// with Apple's sign (face-up at rest reads (0, 0, −1)), raw rotation rate in rad/s, raw field in µT.
+///
+/// The attitude is kept as three factors (the structure of VQF, Laidig & Seel 2023):
+/// `q9D = Rz(headingOffset) ⊗ inclinationCorrection ⊗ strapdown`, so the 6D attitude (no
+/// magnetometer) and the 9D attitude (magnetic north) come out of one run, and a bad magnetometer
+/// can never tilt the vertical.
+public struct FusionFilter: Sendable {
+    public private(set) var settings: Settings
+
+    var strapdown = GyroStrapdown()
+    var inclination = InclinationCorrector()
+    var biasEstimator: GyroBiasEstimator
+    var rest = RestDetector()
+    var heading = HeadingCorrector()
+    var disturbance = MagneticDisturbanceDetector()
+
+    // Accelerometer-side filters shared by the inclination and the in-motion bias estimate.
+    var accelerometerCoefficients: ButterworthCoefficients?
+    var attitudeRowFilter1 = LowPassVector3()
+    var attitudeRowFilter2 = LowPassVector3()
+    var biasInEarthFilter = LowPassVector3()
+
+    /// Latest bias-corrected rotation rate, rad/s, device axes.
+    public private(set) var rotationRate = Vector3.zero
+    /// Latest calibrated magnetic field, µT, device axes.
+    public private(set) var calibratedMagneticField = Vector3.zero
+    /// Whether any magnetometer sample has been used.
+    public private(set) var hasMagnetometer = false
+    /// Whether the last gyro sample was saturated.
+    public private(set) var isGyroscopeSaturated = false
+
+    public init(settings: Settings = Settings()) {
+        self.settings = settings
+        biasEstimator = GyroBiasEstimator(initialSigma: settings.biasInitialSigma)
+    }
+
+    // MARK: Outputs
+
+    /// Attitude without magnetometer (device → 6D earth frame: z up, heading arbitrary, zero at start).
+    public var attitude6D: Quaternion { (inclination.correction * strapdown.orientation).normalizedFast }
+
+    /// Attitude with magnetometer (device → magnetic north frame: x north, y west, z up). Equal to
+    /// ``attitude6D`` until the first magnetometer sample.
+    public var attitude9D: Quaternion { (Quaternion.aboutZ(heading.offset) * attitude6D).normalizedFast }
+
+    /// Rotation about the vertical from the 6D earth frame to magnetic north, radians.
+    public var headingOffset: Double { heading.offset }
+
+    /// Estimated gyroscope bias, rad/s, device axes.
+    public var gyroBias: Vector3 { biasEstimator.bias }
+
+    /// One-sigma uncertainty of the gyroscope bias, rad/s.
+    public var gyroBiasSigma: Double { biasEstimator.sigma }
+
+    /// Whether the device is at rest.
+    public var isAtRest: Bool { rest.isAtRest }
+
+    /// Whether the magnetic field is currently considered disturbed (heading follows the gyroscope).
+    public var isMagneticallyDisturbed: Bool { disturbance.isDisturbed }
+
+    /// Gravity in device axes, g (Apple's `CMDeviceMotion.gravity`): the reference frame's down
+    /// vector, `−(third row of R)`.
+    public var gravity: Vector3 {
+        let q = attitude6D
+        return Vector3(-2 * (q.x * q.z - q.w * q.y), -2 * (q.y * q.z + q.w * q.x), -(1 - 2 * (q.x * q.x + q.y * q.y)))
+    }
+
+    // MARK: Updates
+
+    /// Integrates one gyroscope sample: `rate` raw rotation rate (rad/s), held for `interval` seconds
+    /// since the previous gyroscope sample. Non-finite samples and non-positive intervals are ignored;
+    /// an interval longer than ``Settings/maximumSampleInterval`` is a gap (see ``restartAfterGap()``).
+    public mutating func updateGyroscope(_ rate: Vector3, interval: Double) {
+        guard rate.isFinite, interval > 0, interval.isFinite else { return }
+        if interval > settings.maximumSampleInterval {
+            restartAfterGap()
+            return
+        }
+        let limit = 0.995 * settings.gyroscopeRange
+        isGyroscopeSaturated = abs(rate.x) >= limit || abs(rate.y) >= limit || abs(rate.z) >= limit
+        if isGyroscopeSaturated {
+            // The true rate is unknown: integrate what we have, then let the accelerometer and the
+            // magnetometer pull the attitude back quickly.
+            inclination.restartFilter()
+            heading.loosen(variance: 0.1)
+        }
+        let corrected = rate - biasEstimator.bias
+        rotationRate = corrected
+        strapdown.integrate(corrected, interval: interval)
+
+        rest.updateGyroscope(
+            rate, interval: interval, timeConstant: settings.restTimeConstant,
+            threshold: settings.restGyroThreshold, minimumTime: settings.restMinimumTime
+        )
+        let q = settings.biasDriftSigma * settings.biasDriftSigma / settings.biasDriftInterval
+        let maxVariance = settings.biasInitialSigma * settings.biasInitialSigma
+        biasEstimator.predict(variancePerSecond: q, interval: interval, maxVariance: maxVariance)
+        if settings.estimatesBiasAtRest && rest.isAtRest && !isGyroscopeSaturated {
+            let sigma = settings.biasRestSigma
+            let r = sigma * sigma * sigma * sigma / (q * interval)
+            let z = rest.filteredGyro
+            biasEstimator.update(h: .unitX, z: z.x, variance: r)
+            biasEstimator.update(h: .unitY, z: z.y, variance: r)
+            biasEstimator.update(h: .unitZ, z: z.z, variance: r)
+            biasEstimator.clip(settings.biasLimit)
+        }
+    }
+
+    /// Corrects the inclination with one accelerometer sample: `acceleration` in g, Apple's sign,
+    /// `interval` seconds since the previous accelerometer sample.
+    public mutating func updateAccelerometer(_ acceleration: Vector3, interval: Double) {
+        guard acceleration.isFinite, interval > 0, interval.isFinite else { return }
+        if interval > settings.maximumSampleInterval {
+            restartAfterGap()
+            return
+        }
+        rest.updateAccelerometer(
+            acceleration, interval: interval, timeConstant: settings.restTimeConstant,
+            threshold: settings.restAccelerometerThreshold
+        )
+        if accelerometerCoefficients.map({ !$0.matches(samplePeriod: interval) }) ?? true {
+            accelerometerCoefficients = ButterworthCoefficients(
+                timeConstant: settings.accelerometerTimeConstant, samplePeriod: interval
+            )
+        }
+        let c = accelerometerCoefficients!
+        // Apple's acceleration is minus the specific force: −a points up at rest.
+        let up = strapdown.orientation.rotate(-acceleration)
+        inclination.update(upInStrapdown: up, coefficients: c)
+
+        guard settings.estimatesBiasInMotion else { return }
+        let r6 = attitude6D.rotationMatrix
+        let row1 = attitudeRowFilter1.filter(r6.row1, c)
+        let row2 = attitudeRowFilter2.filter(r6.row2, c)
+        let biasInEarth = biasInEarthFilter.filter(r6 * biasEstimator.bias, c)
+        guard !rest.isAtRest, inclination.filtered.isWarm, !isGyroscopeSaturated else { return }
+        // The correction turned the frame by lastStep; a bias error e tilts it by −R e per second.
+        let correctionRate = inclination.lastStep / interval
+        let q = settings.biasDriftSigma * settings.biasDriftSigma / settings.biasDriftInterval
+        let sigma = settings.biasMotionSigma
+        let r = sigma * sigma * sigma * sigma / (q * interval)
+        biasEstimator.update(h: row1, z: biasInEarth.x - correctionRate.x, variance: r)
+        biasEstimator.update(h: row2, z: biasInEarth.y - correctionRate.y, variance: r)
+        biasEstimator.clip(settings.biasLimit)
+    }
+
+    /// Corrects the heading with one magnetometer sample: `field` raw, µT, device axes; `interval`
+    /// seconds since the previous magnetometer sample.
+    public mutating func updateMagnetometer(_ field: Vector3, interval: Double) {
+        guard field.isFinite, interval > 0, interval.isFinite else { return }
+        let m = field
+        guard m.normSquared > 1e-6 else { return }
+
+        calibratedMagneticField = m
+        hasMagnetometer = true
+        let dt = min(interval, settings.maximumSampleInterval)
+        let inEarth = attitude6D.rotate(m)
+        disturbance.update(fieldInEarth: inEarth, interval: dt, rotationRate: rotationRate.norm, settings: settings)
+        let measurement = HeadingCorrector.measuredOffset(inEarth)
+        let noise = settings.headingMeasurementNoise
+        var variance = noise * noise / dt
+        guard heading.isInitialized else {
+            heading.start(measurement: measurement, variance: variance)
+            return
+        }
+        heading.predict(dt: dt, noiseDensity: settings.headingOffsetNoise * settings.headingOffsetNoise)
+        if disturbance.isDisturbed {
+            guard disturbance.rejectionTime > settings.magneticMaximumRejectionTime else { return }
+            variance *= settings.magneticRejectionFactor * settings.magneticRejectionFactor
+        }
+        heading.update(measurement: measurement, variance: variance)
+    }
+
+    /// Convenience for synchronous sensors: one gyroscope, accelerometer and (optional) magnetometer
+    /// sample taken together, `interval` seconds after the previous set.
+    public mutating func update(gyroscope: Vector3, accelerometer: Vector3, magnetometer: Vector3?, interval: Double) {
+        updateGyroscope(gyroscope, interval: interval)
+        updateAccelerometer(accelerometer, interval: interval)
+        if let magnetometer { updateMagnetometer(magnetometer, interval: interval) }
+    }
+
+    /// Recovers from a gap in the data: the attitude and bias are kept, the short-term filters start
+    /// over so that the accelerometer and magnetometer re-converge as fast as at start.
+    public mutating func restartAfterGap() {
+        inclination.restartFilter()
+        rest.reset()
+        attitudeRowFilter1.reset()
+        attitudeRowFilter2.reset()
+        biasInEarthFilter.reset()
+        heading.loosen(variance: 0.1)
+    }
+}
+
+extension FusionFilter {
+    /// Calibration accuracy of ``calibratedMagneticField``.
+    public var magnetometerCalibrationAccuracy: MagnetometerCalibrationAccuracy {
+        hasMagnetometer ? .uncalibrated : .uncalibrated
+    }
+
+    /// Whether the magnetometer calibration needs the device to be turned about several axes.
+    public var needsCalibrationMovement: Bool { false }
+}

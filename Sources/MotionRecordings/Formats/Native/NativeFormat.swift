@@ -1,0 +1,86 @@
+import Foundation
+
+/// The vocabulary of the project's own recording format (`.cmrec`), shared by the reader and the
+/// writer. See the "The coremotion recording format" article.
+enum NativeFormat {
+    static let magic = "# coremotion recording 1"
+    static let columnsLine = "time,sensor,x,y,z"
+    static let fileExtension = "cmrec"
+    /// Properties of a recording read from this format: where the samples were first recorded from.
+    static let recordedFormatKey = "recordedFormat"
+    static let recordedSourceKey = "recordedSource"
+    static let units = "time s from start; accelerometer g (Apple's sign, gravity included); gyroscope rad/s; magnetometer µT; barometer kPa, °C"
+
+    /// Row kinds: the raw sensors and the reference streams.
+    enum Kind: String, CaseIterable {
+        case accelerometer, gyroscope, magnetometer, barometer
+        case attitude = "ref.attitude"
+        case gravity = "ref.gravity"
+        case userAcceleration = "ref.userAcceleration"
+        case rotationRate = "ref.rotationRate"
+        case calibratedMagneticField = "ref.calibratedMagneticField"
+        case heading = "ref.heading"
+        case steps = "ref.steps"
+        case relativeAltitude = "ref.relativeAltitude"
+        case activity = "ref.activity"
+        case truth = "ref.truth"
+        case step = "ref.step"
+        case location = "ref.location"
+
+        /// Number of value fields after `time,sensor` (a minimum where a field is optional).
+        var valueCount: Int {
+            switch self {
+            case .accelerometer, .gyroscope, .magnetometer, .gravity, .userAcceleration, .rotationRate, .calibratedMagneticField: 3
+            case .barometer: 1  // kPa, then optional °C
+            case .attitude: 4
+            case .truth: 5  // w, x, y, z, scored (0/1)
+            case .heading, .steps, .relativeAltitude, .activity: 1
+            case .step: 0
+            case .location: 2  // latitude, longitude, then optional altitude
+            }
+        }
+
+        /// Whether NaN values are data (not skipped): optical truth marks lost markers with NaN.
+        var keepsNonFinite: Bool { self == .truth }
+
+        var bytes: [UInt8] { Array(rawValue.utf8) }
+    }
+
+    /// Escapes a header value so it stays on one line: `\` → `\\`, newline → `\n`.
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+    }
+
+    static func unescape(_ text: String) -> String {
+        var out = ""
+        var escaping = false
+        for c in text {
+            if escaping {
+                switch c {
+                case "n": out.append("\n")
+                case "r": out.append("\r")
+                case "=": out.append("=")
+                default: out.append(c)
+                }
+                escaping = false
+            } else if c == "\\" {
+                escaping = true
+            } else {
+                out.append(c)
+            }
+        }
+        return out
+    }
+
+    /// A CSV field for a label: quoted when it holds a comma, a quote or starts with a space.
+    static func field(_ label: String) -> String {
+        if label.contains(",") || label.contains("\"") || label.hasPrefix(" ") || label.hasSuffix(" ") || label.isEmpty {
+            return "\"" + label.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+        return label
+    }
+
+    /// Shortest text that reads back to the same `Double` (Swift's `description`).
+    @inline(__always)
+    static func number(_ x: Double) -> String { x.description }
+}

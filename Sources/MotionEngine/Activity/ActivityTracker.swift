@@ -17,8 +17,11 @@ import Foundation
 /// - **Stops in a vehicle**: within a trip (an automotive state at least 20 s old), stationary windows give `stationary + automotive`
 ///   (a car at a red light, in a jam, a train at a station) for up to 3 minutes since the last
 ///   automotive window; walking, running or cycling end the trip at once (after the usual hysteresis).
-/// - Confidence is that of the smoothed probability of the state's class (high ≥ 0.75, medium ≥ 0.5);
-///   a change of confidence alone is reported when it persists as long as a change of state must.
+/// - Confidence is that of the smoothed probability of the state's class (high ≥ 0.75, medium ≥ 0.5), with
+///   a ±0.05 band around those thresholds once the state holds; a change of confidence alone is reported
+///   when it persists as long as a change of state must.
+/// - The first estimate is reported at once, but as automotive only with probability ≥ 0.75 (otherwise
+///   the best other class).
 /// - `unknown`: ``interrupt(at:)`` (the sensor stopped) makes the state unknown. After it, and after
 ///   estimates more than 10 s apart (a gap in the data), the next estimate is adopted at once.
 public struct ActivityTracker: Sendable {
@@ -72,14 +75,20 @@ public struct ActivityTracker: Sendable {
         self.configuration = configuration
     }
 
-    /// The state's flags and confidence that `estimate` (already smoothed in) argues for.
+    /// The state's flags and confidence that the smoothed probabilities argue for.
     private func candidate(at time: Double, startTime: Double) -> ActivityState {
-        let top = smoothed.mostLikely
-        let p = smoothed[top]
-        let confidence = ActivityConfidence(probability: p)
-        if top == .automotive, p < configuration.automotiveEntryProbability, let current, !current.automotive {
-            // Not enough evidence to start a trip: no change.
-            return current
+        var top = smoothed.mostLikely
+        var p = smoothed[top]
+        if top == .automotive, p < configuration.automotiveEntryProbability {
+            if let current, !current.automotive {
+                // Not enough evidence to start a trip: no change.
+                return current
+            }
+            if current == nil {
+                // A first estimate is not a trip unless it is confident: take the best other class.
+                top = ActivityClass.allCases.filter { $0 != .automotive }.max { smoothed[$0] < smoothed[$1] } ?? .stationary
+                p = smoothed[top]
+            }
         }
         guard p >= configuration.unclassifiedBelow else {
             return ActivityState(startTime: startTime, flags: [], confidence: .low)
@@ -91,6 +100,14 @@ public struct ActivityTracker: Sendable {
             time - lastAutomotiveTime <= configuration.vehicleStopHold
         {
             flags.insert(.automotive)
+        }
+        // Confidence with a ±0.05 band around the thresholds while the flags stay, so that a probability
+        // hovering at 0.75 does not report high, medium, high…
+        var confidence = ActivityConfidence(probability: p)
+        if let current, current.flags == flags, confidence != current.confidence {
+            let band = 0.05
+            let shifted = ActivityConfidence(probability: confidence > current.confidence ? p - band : p + band)
+            if shifted == current.confidence { confidence = current.confidence }
         }
         return ActivityState(startTime: startTime, flags: flags, confidence: confidence)
     }

@@ -17,7 +17,7 @@ func registerActivityBenchmarks() {
         metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput], scalingFactor: .kilo, maxDuration: .seconds(5))
 
     // One iteration = one 100 Hz accelerometer sample through resampling, windowing, and (every 128th
-    // sample, a 1.28 s hop) the 20 features and the 60-tree forest: the amortised per-sample cost.
+    // sample, a 1.28 s hop) the 21 features and the 60-tree forest: the amortised per-sample cost.
     Benchmark("Activity: classifier, per 100 Hz sample", configuration: configuration) { benchmark in
         let samples = walkingSamples(count: 6_000)
         var classifier = try ActivityClassifier()

@@ -51,9 +51,13 @@ public enum ActivityFeature: Int, CaseIterable, Sendable, Hashable, Codable, Cus
     case verticalSkewness
     /// ln(kurtosis of the vertical acceleration).
     case logVerticalKurtosis
+    /// ln(RMS of d|a|/dt ÷ standard deviation of |a|, in s⁻¹, each + 10⁻³): the typical angular frequency
+    /// of the magnitude signal, independent of its amplitude (a cadence cue that does not depend on how
+    /// hard the person steps or how loosely the phone sits).
+    case logMagnitudeFrequency
 
     /// Number of features.
-    public static let count = 20
+    public static let count = 21
 
     /// The camel-case name used in the feature table and the model file.
     public var description: String {
@@ -78,6 +82,7 @@ public enum ActivityFeature: Int, CaseIterable, Sendable, Hashable, Codable, Cus
         case .autocorrelationLag: "autocorrelationLag"
         case .verticalSkewness: "verticalSkewness"
         case .logVerticalKurtosis: "logVerticalKurtosis"
+        case .logMagnitudeFrequency: "logMagnitudeFrequency"
         }
     }
 }
@@ -274,13 +279,18 @@ public struct ActivityFeatures: Sendable {
         let p90 = sorted[Int((0.9 * Double(n - 1)).rounded())]
         out[ActivityFeature.logRangeMagnitude.rawValue] = log(p90 - p10 + 1e-3)
 
-        // Jerk.
+        // Jerk, and the rate of change of |a| relative to its spread.
         var jerkSquares = 0.0
+        var magnitudeJerkSquares = 0.0
         for i in 1..<n {
             let dx = wx[i] - wx[i - 1], dy = wy[i] - wy[i - 1], dz = wz[i] - wz[i - 1]
             jerkSquares += dx * dx + dy * dy + dz * dz
+            let dm = magnitude[i] - magnitude[i - 1]
+            magnitudeJerkSquares += dm * dm
         }
         out[ActivityFeature.logJerk.rawValue] = log((jerkSquares / Double(n - 1)).squareRoot() * fs + 1e-3)
+        out[ActivityFeature.logMagnitudeFrequency.rawValue] =
+            log(((magnitudeJerkSquares / Double(n - 1)).squareRoot() * fs + 1e-3) / (varM.squareRoot() + 1e-3))
 
         // Direction spread and tilt change.
         let meanDirection = (ux * ux + uy * uy + uz * uz).squareRoot() / nd

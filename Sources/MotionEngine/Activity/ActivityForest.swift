@@ -10,9 +10,13 @@ import Foundation
 public struct ActivityForest: Sendable, Hashable, Codable {
     /// One decision tree, stored flat.
     public struct Tree: Sendable, Hashable, Codable {
+        /// Per node: the ``ActivityFeature/rawValue`` split on, or −1 for a leaf.
         public var feature: [Int]
+        /// Per node: the split threshold (features `<=` it go left); unused for leaves.
         public var threshold: [Double]
+        /// Per node: the left child's index (always after the node), or for a leaf its index in ``leafValues`` ÷ 5.
         public var left: [Int]
+        /// Per node: the right child's index (always after the node); unused for leaves.
         public var right: [Int]
         /// ``ActivityClass/count`` class frequencies per leaf (each group sums to 1).
         public var leafValues: [Double]
@@ -87,6 +91,7 @@ public struct ActivityForest: Sendable, Hashable, Codable {
 
     /// Errors found when loading or checking a model.
     public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What is wrong, naming the file, tree and node when known.
         public var message: String
         public init(_ message: String) { self.message = message }
         public var description: String { "activity model: \(message)" }

@@ -10,13 +10,18 @@ import Foundation
 /// - **Hysteresis**: a new state is adopted only after it was the candidate for 3 consecutive estimates
 ///   (≈ 3.8 s at the default hop), and its start time is the middle of the first window of that run.
 ///   The first estimate (and the first after a gap) is adopted at once.
-/// - **Entering a vehicle** takes longer: automotive must be the candidate for 20 s (vibration from
-///   handling a phone must not start a trip).
-/// - **Stops in a vehicle**: after an automotive state, stationary windows give `stationary + automotive`
+/// - **Entering a vehicle** takes more evidence: automotive must be the candidate for 20 s with a smoothed
+///   probability of at least 0.75 (a handled phone gives vehicle-like windows, but with probabilities of
+///   0.5–0.7 where a real trip gives 0.9 and more, measured on QROWD); weaker automotive windows leave the
+///   state as it is.
+/// - **Stops in a vehicle**: within a trip (an automotive state at least 20 s old), stationary windows give `stationary + automotive`
 ///   (a car at a red light, in a jam, a train at a station) for up to 3 minutes since the last
 ///   automotive window; walking, running or cycling end the trip at once (after the usual hysteresis).
-/// - Confidence is that of the smoothed probability of the state's class (high ≥ 0.75, medium ≥ 0.5);
-///   a change of confidence alone is reported when it persists as long as a change of state must.
+/// - Confidence is that of the smoothed probability of the state's class (high ≥ 0.75, medium ≥ 0.5), with
+///   a ±0.05 band around those thresholds once the state holds; a change of confidence alone is reported
+///   when it persists as long as a change of state must.
+/// - The first estimate is reported at once, but as automotive only with probability ≥ 0.75 (otherwise
+///   the best other class).
 /// - `unknown`: ``interrupt(at:)`` (the sensor stopped) makes the state unknown. After it, and after
 ///   estimates more than 10 s apart (a gap in the data), the next estimate is adopted at once.
 public struct ActivityTracker: Sendable {
@@ -30,6 +35,8 @@ public struct ActivityTracker: Sendable {
         public var unclassifiedBelow: Double
         /// How long automotive must be the candidate before an automotive state begins, seconds.
         public var automotiveConfirmationTime: Double
+        /// Smoothed automotive probability needed to make automotive a candidate when not already in a vehicle.
+        public var automotiveEntryProbability: Double
         /// How long stationary windows keep the automotive flag after the last automotive window, seconds.
         public var vehicleStopHold: Double
         /// Estimates further apart than this are a gap (the state becomes unknown), seconds.
@@ -37,8 +44,10 @@ public struct ActivityTracker: Sendable {
 
         public init(
             smoothingTime: Double = 4, confirmationCount: Int = 3, unclassifiedBelow: Double = 0.45,
-            automotiveConfirmationTime: Double = 20, vehicleStopHold: Double = 180, maximumGap: Double = 10
+            automotiveConfirmationTime: Double = 20, automotiveEntryProbability: Double = 0.75, vehicleStopHold: Double = 180,
+            maximumGap: Double = 10
         ) {
+            self.automotiveEntryProbability = automotiveEntryProbability
             self.smoothingTime = smoothingTime
             self.confirmationCount = confirmationCount
             self.unclassifiedBelow = unclassifiedBelow
@@ -59,24 +68,46 @@ public struct ActivityTracker: Sendable {
     private var pending: ActivityState?
     private var pendingCount = 0
     private var pendingSince = 0.0
+    /// Start of the current automotive state (the trip), seconds.
+    private var tripStart = Double.infinity
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
-    /// The state's flags and confidence that `estimate` (already smoothed in) argues for.
+    /// The state's flags and confidence that the smoothed probabilities argue for.
     private func candidate(at time: Double, startTime: Double) -> ActivityState {
-        let top = smoothed.mostLikely
-        let p = smoothed[top]
-        let confidence = ActivityConfidence(probability: p)
+        var top = smoothed.mostLikely
+        var p = smoothed[top]
+        if top == .automotive, p < configuration.automotiveEntryProbability {
+            if let current, !current.automotive {
+                // Not enough evidence to start a trip: no change.
+                return current
+            }
+            if current == nil {
+                // A first estimate is not a trip unless it is confident: take the best other class.
+                top = ActivityClass.allCases.filter { $0 != .automotive }.max { smoothed[$0] < smoothed[$1] } ?? .stationary
+                p = smoothed[top]
+            }
+        }
         guard p >= configuration.unclassifiedBelow else {
             return ActivityState(startTime: startTime, flags: [], confidence: .low)
         }
         var flags = ActivityFlags(top)
+        // A stop within an established trip (automotive for at least the confirmation time).
         if top == .stationary, let current, current.automotive,
+            time - tripStart >= configuration.automotiveConfirmationTime,
             time - lastAutomotiveTime <= configuration.vehicleStopHold
         {
             flags.insert(.automotive)
+        }
+        // Confidence with a ±0.05 band around the thresholds while the flags stay, so that a probability
+        // hovering at 0.75 does not report high, medium, high…
+        var confidence = ActivityConfidence(probability: p)
+        if let current, current.flags == flags, confidence != current.confidence {
+            let band = 0.05
+            let shifted = ActivityConfidence(probability: confidence > current.confidence ? p - band : p + band)
+            if shifted == current.confidence { confidence = current.confidence }
         }
         return ActivityState(startTime: startTime, flags: flags, confidence: confidence)
     }
@@ -104,6 +135,7 @@ public struct ActivityTracker: Sendable {
             current = nil
             let state = candidate(at: estimate.time, startTime: estimate.midTime)
             current = state
+            tripStart = state.automotive ? state.startTime : .infinity
             pending = nil
             pendingCount = 0
             return state
@@ -137,6 +169,11 @@ public struct ActivityTracker: Sendable {
             return nil
         }
         if adopted.flags == current.flags { adopted.startTime = current.startTime }
+        if !adopted.automotive {
+            tripStart = .infinity
+        } else if !current.automotive {
+            tripStart = adopted.startTime
+        }
         self.current = adopted
         pending = nil
         pendingCount = 0

@@ -56,8 +56,11 @@ public enum ActivityClass: Int, CaseIterable, Sendable, Hashable, Codable, Custo
 
 /// How sure the estimate is, with Core Motion's raw values (`CMMotionActivityConfidence`).
 public enum ActivityConfidence: Int, CaseIterable, Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    /// The state's class has a smoothed probability below 0.5.
     case low = 0
+    /// From 0.5 to 0.75.
     case medium = 1
+    /// 0.75 or more.
     case high = 2
 
     public static func < (a: ActivityConfidence, b: ActivityConfidence) -> Bool { a.rawValue < b.rawValue }
@@ -85,10 +88,15 @@ public enum ActivityConfidence: Int, CaseIterable, Sendable, Hashable, Codable, 
 /// One probability per ``ActivityClass``, stored inline (no allocation).
 @frozen
 public struct ActivityProbabilities: Sendable, Hashable, Codable {
+    /// Probability of ``ActivityClass/stationary``, in [0, 1].
     public var stationary: Double
+    /// Probability of ``ActivityClass/walking``, in [0, 1].
     public var walking: Double
+    /// Probability of ``ActivityClass/running``, in [0, 1].
     public var running: Double
+    /// Probability of ``ActivityClass/cycling``, in [0, 1].
     public var cycling: Double
+    /// Probability of ``ActivityClass/automotive``, in [0, 1].
     public var automotive: Double
 
     @inlinable
@@ -151,10 +159,15 @@ public struct ActivityFlags: OptionSet, Sendable, Hashable, Codable, CustomStrin
 
     /// No estimate (no data yet, or after a gap in the data).
     public static let unknown = ActivityFlags(rawValue: 1 << 0)
+    /// Not moving (also set with ``automotive`` when a vehicle stops).
     public static let stationary = ActivityFlags(rawValue: 1 << 1)
+    /// On a walking person.
     public static let walking = ActivityFlags(rawValue: 1 << 2)
+    /// On a running person.
     public static let running = ActivityFlags(rawValue: 1 << 3)
+    /// On a bicycle.
     public static let cycling = ActivityFlags(rawValue: 1 << 4)
+    /// In a vehicle.
     public static let automotive = ActivityFlags(rawValue: 1 << 5)
 
     /// The flag of `activity`.
@@ -226,10 +239,16 @@ public struct ActivityState: Sendable, Hashable, Codable {
         self.confidence = confidence
     }
 
+    /// No estimate (`CMMotionActivity.unknown`).
     public var unknown: Bool { flags.contains(.unknown) }
+    /// `CMMotionActivity.stationary`.
     public var stationary: Bool { flags.contains(.stationary) }
+    /// `CMMotionActivity.walking`.
     public var walking: Bool { flags.contains(.walking) }
+    /// `CMMotionActivity.running`.
     public var running: Bool { flags.contains(.running) }
+    /// `CMMotionActivity.cycling`.
     public var cycling: Bool { flags.contains(.cycling) }
+    /// `CMMotionActivity.automotive`.
     public var automotive: Bool { flags.contains(.automotive) }
 }

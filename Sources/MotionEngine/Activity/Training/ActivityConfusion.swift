@@ -51,18 +51,25 @@ public struct ActivityConfusion: Sendable, Hashable, Codable {
         return over.map { f1($0) }.reduce(0, +) / Double(over.count)
     }
 
-    /// The matrix as a Markdown table (rows: truth, columns: prediction), over `classes` (by default those present).
+    /// The matrix as a Markdown table (rows: truth, columns: prediction), over `classes` (by default those
+    /// present). Predictions of a class not shown are counted in an `other` column; predictions of no class
+    /// in a `none` column (each only when non-zero), so every row adds up to the class's support.
     public func markdown(classes: [ActivityClass]? = nil) -> String {
         let rowsShown = classes ?? ActivityClass.allCases.filter { support($0) > 0 }
         let columnsShown = classes ?? ActivityClass.allCases.filter { c in support(c) > 0 || counts.contains { $0[c.rawValue] > 0 } }
-        let none = counts.contains { $0[ActivityClass.count] > 0 }
+        let hidden = ActivityClass.allCases.filter { !columnsShown.contains($0) }
+        func other(_ t: ActivityClass) -> Int { hidden.reduce(0) { $0 + counts[t.rawValue][$1.rawValue] } }
+        let showOther = rowsShown.contains { other($0) > 0 }
+        let showNone = rowsShown.contains { counts[$0.rawValue][ActivityClass.count] > 0 }
         var header = ["truth \\ predicted"] + columnsShown.map(\.description)
-        if none { header.append("none") }
+        if showOther { header.append("other") }
+        if showNone { header.append("none") }
         header += ["F1"]
         var lines = ["| " + header.joined(separator: " | ") + " |", "|" + String(repeating: "---|", count: header.count)]
         for t in rowsShown {
             var cells = [t.description] + columnsShown.map { String(counts[t.rawValue][$0.rawValue]) }
-            if none { cells.append(String(counts[t.rawValue][ActivityClass.count])) }
+            if showOther { cells.append(String(other(t))) }
+            if showNone { cells.append(String(counts[t.rawValue][ActivityClass.count])) }
             cells.append(String(format: "%.3f", f1(t)))
             lines.append("| " + cells.joined(separator: " | ") + " |")
         }

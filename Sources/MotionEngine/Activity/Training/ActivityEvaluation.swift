@@ -6,10 +6,13 @@ import Foundation
 public enum ActivityEvaluation {
     /// A named split of the table into training and test rows.
     public struct Split: Sendable {
+        /// Human-readable name, used as the section title in reports.
         public var name: String
         /// Classes scored (macro F1 is over these).
         public var scoredClasses: [ActivityClass]
+        /// Whether a row is on the training side.
         public var isTraining: @Sendable (ActivityFeatureTable.Row) -> Bool
+        /// Whether a row is on the test side (never overlapping the training side's subjects).
         public var isTest: @Sendable (ActivityFeatureTable.Row) -> Bool
 
         public init(
@@ -26,7 +29,9 @@ public enum ActivityEvaluation {
 
     /// The result of one split (or of several pooled).
     public struct Result: Sendable {
+        /// The split's name.
         public var name: String
+        /// Classes scored.
         public var scoredClasses: [ActivityClass]
         /// Window by window: the most likely class of each test window.
         public var confusion: ActivityConfusion
@@ -34,6 +39,7 @@ public enum ActivityEvaluation {
         /// replayed in time order, one tracker per recording; automotive counts when a stop in a vehicle
         /// gives stationary + automotive).
         public var trackedConfusion: ActivityConfusion
+        /// Training rows of the model (the largest, for pooled results).
         public var trainingRows: Int
         /// Macro F1 over ``scoredClasses``, window by window.
         public var macroF1: Double { confusion.macroF1(over: scoredClasses) }

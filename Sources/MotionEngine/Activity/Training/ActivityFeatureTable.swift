@@ -45,6 +45,7 @@ public struct ActivityFeatureTable: Sendable {
         public var example: ActivityForestTrainer.Example { .init(features: features, label: label) }
     }
 
+    /// The windows, in file order.
     public var rows: [Row]
     /// Comment lines (without the leading `# `) written at the top of the file.
     public var comments: [String]

@@ -316,14 +316,16 @@ public final class IIOEmulator: @unchecked Sendable {
             }
         }
         let n = state.scan.withUnsafeBytes { write(state.fd, $0.baseAddress, $0.count) }
+        let code = errno
         lock.lock()
         if n == state.scan.count {
             stats.scansWritten += 1
-        } else {
-            stats.scansDropped += 1
+        } else if n < 0 && code == EAGAIN {
+            stats.scansDropped += 1  // the reader is not keeping up: the FIFO is full
         }
         lock.unlock()
-        if n < 0 && errno == EPIPE {
+        if n < 0 && code == EPIPE {
+            // The reader closed the node (capture stopped); reopened when it enables the buffer again.
             close(state.fd)
             state.fd = -1
         }

@@ -27,8 +27,10 @@ public final class IIODevice: MotionDevice, IIOCaptureOwner, @unchecked Sendable
 
     /// Settings of the device layer.
     public struct Options: Sendable, Hashable {
+        /// How samples are captured (default ``CaptureMode/automatic``).
         public var capture: CaptureMode
 
+        /// Settings with `capture` mode.
         public init(capture: CaptureMode = .automatic) {
             self.capture = capture
         }
@@ -43,7 +45,9 @@ public final class IIODevice: MotionDevice, IIOCaptureOwner, @unchecked Sendable
         }
     }
 
+    /// Where the sensors were found.
     public let root: IIORoot
+    /// The settings in force.
     public let options: Options
     public let clock: any MotionClock = SystemClock.shared
     /// Problems found at discovery (skipped devices or sensors), for tools to show.
@@ -192,9 +196,13 @@ public final class IIODevice: MotionDevice, IIOCaptureOwner, @unchecked Sendable
                 continue
             }
             guard let device = devices[group] else { continue }
-            let previous = sessions[group]
-            previous?.stop()
-            if let previous { retired.append(previous) }
+            // The new session waits for the last one of this group (running, or stopped but maybe
+            // still tearing down), so an old teardown never disables the buffer the new one enabled.
+            let previous = sessions[group] ?? retired.last { $0.group == group }
+            if let running = sessions[group] {
+                running.stop()
+                retired.append(running)
+            }
             let session = IIOCaptureSession(
                 group: group, device: device, kinds: kinds, requestedRates: groupRates, mode: options.capture, owner: self,
                 logger: logger, startsLost: kinds.contains { lost[$0] != nil })

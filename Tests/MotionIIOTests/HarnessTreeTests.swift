@@ -54,3 +54,35 @@ struct HarnessTreeTests {
         #expect(c.allEvents.isEmpty)
     }
 }
+
+@Suite("rate changes while capturing", .serialized)
+struct RateChangeTests {
+    @Test("interval-clamp pattern: 100 Hz, stop, then 10 Hz keeps delivering, cycle after cycle",
+          arguments: [IIODevice.CaptureMode.polled, .buffered])
+    func downAndUp(mode: IIODevice.CaptureMode) throws {
+        let t = try TemporaryTree()
+        let names = [try t.tree.add(.mpu6050(rates: "10 20 50 100"), index: 0)]
+        let emulator = IIOEmulator(tree: t.tree, devices: names, source: IIOSyntheticMotion(rate: 200))
+        emulator.start()
+        defer { emulator.stop() }
+        let device = try t.discover(IIODevice.Options(capture: mode))
+        let c = Collector()
+        // A stopped capture may still be tearing down when the next starts; the next must wait for
+        // it, or the old teardown disables the buffer the new one enabled (seen as 0 samples).
+        for cycle in 0..<4 {
+            c.clear()
+            device.run([.accelerometer: 100], sink: c.sink, events: c.eventSink)
+            Thread.sleep(forTimeInterval: 0.6)
+            #expect(c.count(.accelerometer) > 30, "\(mode) cycle \(cycle): \(c.count(.accelerometer)) at 100 Hz")
+            device.run([:], sink: c.sink, events: c.eventSink)
+            c.clear()
+            device.run([.accelerometer: 10], sink: c.sink, events: c.eventSink)
+            Thread.sleep(forTimeInterval: 1.2)
+            let slow = c.count(.accelerometer)
+            #expect(slow >= 8 && slow <= 16, "\(mode) cycle \(cycle): \(slow) samples in 1.2 s at 10 Hz")
+            device.run([:], sink: c.sink, events: c.eventSink)
+        }
+        device.stopAndWait()
+        #expect(c.allEvents.isEmpty)
+    }
+}

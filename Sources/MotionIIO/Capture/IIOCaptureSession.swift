@@ -377,14 +377,21 @@ final class IIOCaptureSession: @unchecked Sendable {
             return .bufferUnavailable("\(e)")
         }
 
-        // 1. Stop any capture in progress: scan elements, trigger and clock can only change while disabled.
-        do { try SysfsFile.write(buffer.enablePath, "0") } catch { throw setupError(error) }
+        // 1. Open the node first: the kernel lets one reader open it (`iio_chrdev_open` returns EBUSY
+        //    otherwise), so a buffer someone else is reading (iio-sensor-proxy) is left alone and
+        //    polled instead; a buffer left enabled without a reader is stale and ours to reset.
         var enabled = false
-        var fd: Int32 = -1
+        let fd = open(buffer.nodePath, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw setupError(IIOError.from(errno: errno, path: buffer.nodePath, operation: "open")) }
         defer {
-            if fd >= 0 { close(fd) }
+            close(fd)
             if enabled { try? SysfsFile.write(buffer.enablePath, "0") }
         }
+        var st = stat()
+        let isRegularFile = fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
+        if isRegularFile { lseek(fd, 0, SEEK_END) }  // a fake tree's file: only scans written from now on
+        // Scan elements, trigger and clock can only change while the buffer is disabled.
+        do { try SysfsFile.write(buffer.enablePath, "0") } catch { throw setupError(error) }
 
         // 2. Rates: one trigger drives every channel of the scan, so all sensors run at the fastest rate asked.
         let common = kinds.compactMap { requestedRates[$0] }.max() ?? 1
@@ -426,15 +433,10 @@ final class IIOCaptureSession: @unchecked Sendable {
             if let text = try? SysfsFile.readText(path), let c = IIOTimestampClock(attribute: text) { clock = c }
         }
 
-        // 7. Open the node and start.
+        // 7. Start.
         let layout = IIOScanLayout(channels: enabledElements)
         let decoder: IIOScanDecoder
         do { decoder = try IIOScanDecoder(layout: layout, sensors: sensors) } catch { throw .bufferUnavailable("\(error)") }
-        fd = open(buffer.nodePath, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw setupError(IIOError.from(errno: errno, path: buffer.nodePath, operation: "open")) }
-        var st = stat()
-        let isRegularFile = fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
-        if isRegularFile { lseek(fd, 0, SEEK_END) }  // a fake tree's file: only scans written from now on
         do { try SysfsFile.write(buffer.enablePath, "1") } catch { throw setupError(error) }
         enabled = true
         updateStats { $0.mode = "buffered" }

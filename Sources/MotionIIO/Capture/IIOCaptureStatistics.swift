@@ -17,6 +17,7 @@ public struct IIOCaptureStatistics: Sendable, Hashable, Codable {
     /// Seconds since the capture thread started.
     public var wallSeconds: Double = 0
 
+    /// Empty statistics of the capture of `device` in `mode`.
     public init(device: String, mode: String) {
         self.device = device
         self.mode = mode

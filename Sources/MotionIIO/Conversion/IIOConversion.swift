@@ -49,6 +49,7 @@ public enum IIOUnits {
 /// screen, Z … positive out of the screen" (sysfs-bus-iio, `mount_matrix`), which is Apple's device
 /// frame, so no further rotation is needed.
 public struct IIOVectorConversion: Sendable, Hashable {
+    /// The sensor converted (decides the unit factor).
     public let kind: SensorKind
     /// IIO units per count, per chip axis.
     public let scale: Vector3
@@ -59,6 +60,8 @@ public struct IIOVectorConversion: Sendable, Hashable {
     /// `U · M · diag(scale)`.
     public let matrix: Matrix3
 
+    /// The conversion for `kind` with per-axis `scale` (IIO units per count) and `offset` (counts),
+    /// and the chip → device `mountMatrix`.
     public init(kind: SensorKind, scale: Vector3, offset: Vector3 = .zero, mountMatrix: Matrix3 = .identity) {
         precondition(kind != .barometer, "the barometer is a scalar sensor")
         self.kind = kind
@@ -89,6 +92,7 @@ public struct IIOScalarConversion: Sendable, Hashable {
     /// IIO unit → delivered unit (1 for kPa, 0.001 for m°C → °C).
     public let unit: Double
 
+    /// `scale` IIO units per count, `offset` counts, `unit` delivered units per IIO unit.
     public init(scale: Double, offset: Double = 0, unit: Double = 1) {
         self.scale = scale
         self.offset = offset

@@ -15,6 +15,7 @@ public struct IIODiscovery: Sendable {
         public var problems: [String]
     }
 
+    /// Where the devices are.
     public let root: IIORoot
 
     /// Motion-sensor channel types and their IIO names.
@@ -26,6 +27,7 @@ public struct IIODiscovery: Sendable {
         kind == .barometer ? IIORates(unspecifiedFrom: 1, to: 10) : IIORates(unspecifiedFrom: 1, to: 100)
     }
 
+    /// Discovery under `root`.
     public init(root: IIORoot) { self.root = root }
 
     /// Scans the root. Throws only when the root itself cannot be listed; problems with single

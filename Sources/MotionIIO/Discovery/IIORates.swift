@@ -17,6 +17,7 @@ public struct IIORates: Sendable, Hashable, Codable, CustomStringConvertible {
         case unspecified
     }
 
+    /// The rates as the driver states them.
     public let offer: Offer
     /// Slowest rate, Hz.
     public let minimum: Double

@@ -45,6 +45,7 @@ public struct IIORateControl: Sendable, Hashable {
 
 /// One motion sensor found on an IIO device.
 public struct IIOSensorInfo: Sendable, Hashable {
+    /// Which sensor this is.
     public let kind: SensorKind
     /// The device directory, e.g. `iio:device0`.
     public let deviceDirectory: String
@@ -58,9 +59,11 @@ public struct IIOSensorInfo: Sendable, Hashable {
     public let temperature: IIOChannelInfo?
     /// Chip frame → device frame.
     public let mountMatrix: Matrix3
+    /// Where ``mountMatrix`` came from.
     public let mountMatrixSource: IIOMountMatrixSource
     /// The attribute (or udev database file) the matrix came from.
     public let mountMatrixPath: String?
+    /// Offered rates and the attribute that sets the rate.
     public let rate: IIORateControl
 
     /// The three-axis conversion (not for the barometer).
@@ -127,9 +130,11 @@ public struct IIODeviceInfo: Sendable, Hashable {
     public let path: String
     /// The driver's `name`.
     public let name: String
+    /// The device's `label`, if any.
     public let label: String?
     /// `MAJOR:MINOR` from the `dev` attribute, if present.
     public let deviceNumber: String?
+    /// The motion sensors on the device.
     public let sensors: [IIOSensorInfo]
     /// Buffered-capture controls; `nil` when the device cannot be captured through a buffer.
     public let buffer: IIOBufferInfo?

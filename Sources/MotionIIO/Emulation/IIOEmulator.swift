@@ -15,6 +15,7 @@ import Musl
 /// out, stamped on the clock named in `current_timestamp_clock`, to `ROOT/dev/iio:deviceN`.
 /// A device whose directory is gone (unplugged) is skipped until it is back.
 public final class IIOEmulator: @unchecked Sendable {
+    /// How the emulator behaves.
     public struct Options: Sendable {
         /// Rate used when a device has no rate attribute (or it reads 0), Hz.
         public var defaultRate: Double
@@ -23,6 +24,7 @@ public final class IIOEmulator: @unchecked Sendable {
         /// Start the source over at its end.
         public var loop: Bool
 
+        /// Options; see each property.
         public init(defaultRate: Double = 100, writeAttributes: Bool = true, loop: Bool = true) {
             self.defaultRate = defaultRate
             self.writeAttributes = writeAttributes
@@ -32,14 +34,19 @@ public final class IIOEmulator: @unchecked Sendable {
 
     /// What the emulator has done.
     public struct Statistics: Sendable, Hashable {
+        /// Samples taken (device ticks while present).
         public var ticks = 0
+        /// Scans written to buffer nodes.
         public var scansWritten = 0
         /// Scans lost because the reader did not keep up (the FIFO was full).
         public var scansDropped = 0
     }
 
+    /// The tree fed.
     public let tree: IIOFakeTree
+    /// The devices fed (`iio:deviceN`); a name may appear later (a re-plugged device).
     public let deviceNames: [String]
+    /// The settings in force.
     public let options: Options
 
     private let lock = NSLock()
@@ -49,6 +56,7 @@ public final class IIOEmulator: @unchecked Sendable {
     private var stats = Statistics()
     private var source: any SampleSource
 
+    /// An emulator feeding `devices` of `tree` with `source`, an Apple-frame sample stream.
     public init(tree: IIOFakeTree, devices: [String], source: some SampleSource, options: Options = Options()) {
         self.tree = tree
         self.deviceNames = devices
@@ -56,6 +64,7 @@ public final class IIOEmulator: @unchecked Sendable {
         self.options = options
     }
 
+    /// What has been done so far.
     public var statistics: Statistics {
         lock.lock()
         defer { lock.unlock() }
@@ -316,14 +325,16 @@ public final class IIOEmulator: @unchecked Sendable {
             }
         }
         let n = state.scan.withUnsafeBytes { write(state.fd, $0.baseAddress, $0.count) }
+        let code = errno
         lock.lock()
         if n == state.scan.count {
             stats.scansWritten += 1
-        } else {
-            stats.scansDropped += 1
+        } else if n < 0 && code == EAGAIN {
+            stats.scansDropped += 1  // the reader is not keeping up: the FIFO is full
         }
         lock.unlock()
-        if n < 0 && errno == EPIPE {
+        if n < 0 && code == EPIPE {
+            // The reader closed the node (capture stopped); reopened when it enables the buffer again.
             close(state.fd)
             state.fd = -1
         }

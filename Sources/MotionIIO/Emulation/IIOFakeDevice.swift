@@ -10,8 +10,10 @@ public struct IIOFakeChannel: Sendable, Hashable {
     public var processed: Bool
     /// Scan element (`_index`, `_type`), when the device has a buffer.
     public var scanIndex: Int?
+    /// Its scan element's `_type`, when it has one.
     public var scanType: IIOScanType?
 
+    /// A channel; `scanIndex` and `scanType` make it a scan element.
     public init(name: String, kind: SensorKind?, axis: Int = 0, processed: Bool = false, scanIndex: Int? = nil, scanType: IIOScanType? = nil) {
         self.name = name
         self.kind = kind
@@ -32,6 +34,7 @@ public struct IIOFakeDevice: Sendable, Hashable {
     public var name: String
     /// The `label` attribute, if any.
     public var label: String?
+    /// Every channel, with its scan element if buffered.
     public var channels: [IIOFakeChannel]
     /// Other attribute files, path relative to the device directory → content (newline included).
     public var attributes: [String: String]
@@ -45,6 +48,7 @@ public struct IIOFakeDevice: Sendable, Hashable {
     /// The rate attribute the emulator follows (`sampling_frequency`, `in_accel_sampling_frequency`), if any.
     public var rateAttribute: String?
 
+    /// A layout from its parts (the factories below give real drivers' layouts).
     public init(
         name: String, label: String? = nil, channels: [IIOFakeChannel], attributes: [String: String], timestampIndex: Int? = nil,
         hasBuffer: Bool, triggerName: String? = nil, rateAttribute: String? = nil

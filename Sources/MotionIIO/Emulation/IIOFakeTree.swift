@@ -16,7 +16,9 @@ public final class IIOFakeTree: @unchecked Sendable {
         case fifo, file
     }
 
+    /// The tree's root folder (what `COREMOTION_DEVICE=iio:ROOT` names).
     public let root: URL
+    /// ``root`` as a path.
     public var rootPath: String { root.path }
     private let lock = NSLock()
     private var devices: [String: IIOFakeDevice] = [:]

@@ -11,7 +11,9 @@ import Foundation
 /// hard-iron offset, and the barometer reads about 101.3 kPa at 24 °C. Noise comes from a seeded
 /// generator, so a seed gives the same stream every run.
 public struct IIOSyntheticMotion: SampleSource {
+    /// Samples per second of each sensor.
     public let rate: Double
+    /// All four sensors at ``rate``.
     public let sensors: [SensorKind: SensorDescription]
     private let seed: UInt64
     private var state: UInt64

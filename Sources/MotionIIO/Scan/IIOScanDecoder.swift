@@ -21,6 +21,7 @@ public struct IIOScanDecoder: Sendable {
         @usableFromInline let temperature: (offset: Int, type: IIOScanType, conversion: IIOScalarConversion)?
     }
 
+    /// The layout of the scans decoded.
     public let layout: IIOScanLayout
     @usableFromInline let vectors: [VectorPlan]
     @usableFromInline let pressure: PressurePlan?

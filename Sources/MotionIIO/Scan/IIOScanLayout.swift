@@ -12,6 +12,7 @@ public struct IIOScanLayout: Sendable, Hashable {
         public let name: String
         /// Its `_index`.
         public let index: Int
+        /// Its storage format.
         public let type: IIOScanType
         /// Byte offset of the element in the scan.
         public let offset: Int

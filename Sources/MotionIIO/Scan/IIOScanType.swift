@@ -10,10 +10,14 @@
 /// kernels) is accepted for 32- and 64-bit elements.
 @frozen
 public struct IIOScanType: Sendable, Hashable, CustomStringConvertible {
+    /// Byte order of the stored value (`le`, `be`).
     public enum Endianness: String, Sendable, Hashable { case little = "le", big = "be" }
+    /// Two's-complement signed, unsigned, or IEEE 754 float (`s`, `u`, `f`).
     public enum Encoding: String, Sendable, Hashable { case signed = "s", unsigned = "u", float = "f" }
 
+    /// Byte order.
     public let endianness: Endianness
+    /// Signedness or float.
     public let encoding: Encoding
     /// Valid bits of the value.
     public let realBits: Int
@@ -29,6 +33,7 @@ public struct IIOScanType: Sendable, Hashable, CustomStringConvertible {
     /// Bytes of the whole element (all repeats): its size and alignment in the scan.
     @inlinable public var elementBytes: Int { storageBytes * repeatCount }
 
+    /// A type from its parts; throws when they are impossible (see ``init(parsing:path:)``).
     public init(endianness: Endianness, encoding: Encoding, realBits: Int, storageBits: Int, shift: Int = 0, repeatCount: Int = 1) throws(IIOError) {
         self.endianness = endianness
         self.encoding = encoding

@@ -6,9 +6,16 @@ import MotionRecordings
 
 /// The bundled 20 s BROAD excerpt in the project's own format (17,145 samples: accelerometer, gyroscope
 /// and magnetometer at 285.7 Hz).
-let nativeFixture = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Tests/Fixtures/recordings/native/broad-01-excerpt.cmrec")
+let nativeFixture = URL(fileURLWithPath: fixture("native/broad-01-excerpt.cmrec"))
+
+/// Runs `body` once and records its samples per second.
+func measuring(_ benchmark: Benchmark, samples: Int, _ body: () throws -> Void) rethrows {
+    let start = ContinuousClock.now
+    try body()
+    let elapsed = ContinuousClock.now - start
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    benchmark.measurement(samplesPerSecond, Int(Double(samples) / seconds))
+}
 
 /// Counts handler calls from any thread.
 final class CallCounter: @unchecked Sendable {
@@ -54,34 +61,28 @@ func registerDeliveryBenchmarks() {
     // latest-sample property (no queue hop). One iteration = the whole 20 s file.
     Benchmark(
         "Replay: parse + convert + deliver (pull), 17,145 samples",
-        configuration: .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput], scalingFactor: .one)
+        configuration: .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal, samplesPerSecond], scalingFactor: .one, maxDuration: .seconds(5), maxIterations: 30)
     ) { benchmark in
         for _ in benchmark.scaledIterations {
-            let recording = try RecordingReader.read(nativeFixture)
-            precondition(recording.count(of: .accelerometer) + recording.count(of: .gyroscope) + recording.count(of: .magnetometer) == samples)
-            blackHole(replayThroughAPI(recording, push: false))
+            try measuring(benchmark, samples: samples) {
+                let recording = try RecordingReader.read(nativeFixture)
+                precondition(rawSamples(recording) == samples)
+                blackHole(replayThroughAPI(recording, push: false))
+            }
         }
     }
 
     // Parse + convert + deliver, push mode: one BlockOperation per sample on an OperationQueue, as Apple's API.
     Benchmark(
         "Replay: parse + convert + deliver (push to a queue), 17,145 samples",
-        configuration: .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput], scalingFactor: .one)
+        configuration: .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal, samplesPerSecond], scalingFactor: .one, maxDuration: .seconds(5), maxIterations: 30)
     ) { benchmark in
         for _ in benchmark.scaledIterations {
-            let recording = try RecordingReader.read(nativeFixture)
-            let calls = replayThroughAPI(recording, push: true)
-            precondition(calls == samples, "lost samples: \(calls) of \(samples)")
-        }
-    }
-
-    // Parse + convert only (the reader), for the split.
-    Benchmark(
-        "Replay: parse + convert only, 17,145 samples",
-        configuration: .init(metrics: [.wallClock, .mallocCountTotal, .throughput], scalingFactor: .one)
-    ) { benchmark in
-        for _ in benchmark.scaledIterations {
-            blackHole(try RecordingReader.read(nativeFixture))
+            try measuring(benchmark, samples: samples) {
+                let recording = try RecordingReader.read(nativeFixture)
+                let calls = replayThroughAPI(recording, push: true)
+                precondition(calls == samples, "lost samples: \(calls) of \(samples)")
+            }
         }
     }
 

@@ -81,7 +81,7 @@ extension Recording {
 }
 
 /// The scoring window of an IPOL gait trial (the same rule as `coremotion steps`, documented in
-/// `docs/pedometer.md`): the annotated steps whose foot-off lies in the protocol walk
+/// `docs/pedometer.md`): the annotated steps (one per swing) inside the protocol walk
 /// (`TrialBoundaries`: first foot-off → last foot-strike) against our steps from the first foot-off to
 /// half a step period after the last foot-strike.
 struct ProtocolWindow {

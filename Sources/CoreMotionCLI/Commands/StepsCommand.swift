@@ -165,7 +165,7 @@ struct StepsCommand: ParsableCommand {
     /// The scoring window of an IPOL trial. The data set marks the protocol walk (stand, walk 10 m,
     /// U-turn, walk back, stop) with `TrialBoundaries` (first foot-off → last foot-strike, samples);
     /// 36 of the 110 trials also annotate foot movements after it (shuffling on the spot, 120 of the
-    /// 3,866 annotations). The score counts the annotated steps whose foot-off lies in the trial and
+    /// 3,866 annotations). The score counts the annotated steps (one per swing) inside the trial and
     /// our steps from its first foot-off to half a step period after its last foot-strike (a step is
     /// reported at the trunk's response, 0.1 s after the strike): the count Apple's pedometer would be
     /// scored on with `queryPedometerData(from:to:)` over the same span. `nil` for other recordings.

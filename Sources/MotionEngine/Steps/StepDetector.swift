@@ -43,7 +43,9 @@ public struct StepEvent: Sendable, Hashable, Codable {
 ///    a period after the previous step (the windowed post-processing of Salvi et al.). When walking
 ///    starts, the candidates of the last seconds are walked back in time and accepted while they keep
 ///    the rhythm and the amplitude, so the first steps of a walk count (their events arrive late,
-///    with their true times).
+///    with their true times). A walk that starts from rest moves the trunk twice for its first step
+///    (push-off, then strike): a first candidate less than 1.1 step periods after the onset of motion
+///    is the push-off and is not counted.
 ///
 /// Rejections by construction: still and vehicle vibration (no periodic gait-band signal above
 /// 0.05 g), shaking at more than 3.6 cycles per second, and irregular handling (no autocorrelation
@@ -139,7 +141,9 @@ public struct StepDetector: Sendable {
         hop = max(1, Int((0.2 * rate).rounded()))
         maxLag = Int((1.8 * rate).rounded())
         minLag = Int(0.15 * rate)
-        signal = FixedRing(capacity: Int(6 * rate), filler: 0)
+        // 4 s of periodicity window, and for the walk-back at a walk's start: 6 s of candidates plus the
+        // 3 s before them where the motion onset is sought.
+        signal = FixedRing(capacity: Int(9 * rate), filler: 0)
         scratch = Array(repeating: 0, count: window)
         correlation = Array(repeating: 0, count: maxLag + 1)
         sortScratch = Array(repeating: 0, count: 64)
@@ -358,10 +362,41 @@ public struct StepDetector: Sendable {
             count += 1
             next = c.time
         }
+        // Gait initiation: from standing, the trunk moves twice for the first step — the weight shift and
+        // push-off that lift the first foot, then the strike that ends its swing. The strike comes after
+        // the anticipatory shift (0.1–0.3 step periods) and a swing (0.8 step periods), so a first
+        // candidate less than 1.1 step periods after the onset of motion is that push-off: the first step
+        // is counted once, at its strike.
+        if count >= 2 {
+            let onset = motionOnset(before: accepted[count - 1], now: t, reference: recentRMS(Int(2 * rate)))
+            if accepted[count - 1] - onset < 1.1 * stepPeriod { count -= 1 }
+        }
         while count > 0 {
             count -= 1
             emit(accepted[count])
         }
+    }
+
+    /// The onset of the motion leading into a walk: the first time in the 3 s before `time` (s) at which
+    /// the RMS of the band-limited magnitude over 0.2 s exceeds 15 % of `reference` (the walk's RMS, g).
+    /// Returns `time` itself when nothing crosses (the history starts at most 3 s earlier).
+    private func motionOnset(before time: Double, now t: Double, reference: Double) -> Double {
+        let newest = signal.count - 1
+        guard newest > 0, reference > 0 else { return time }
+        func index(_ time: Double) -> Int { newest - Int(((t - time) * rate).rounded()) }
+        let first = max(0, index(time - 3)), last = index(time)
+        guard last > first else { return time }
+        let half = max(1, Int((0.1 * rate).rounded()))
+        let threshold = 0.15 * reference
+        for i in first...last {
+            let lo = max(0, i - half), hi = min(newest, i + half - 1)
+            var sum = 0.0
+            for k in lo...hi { sum += signal[k] * signal[k] }
+            if (sum / Double(hi - lo + 1)).squareRoot() > threshold {
+                return t - Double(newest - i) / rate
+            }
+        }
+        return time
     }
 
     /// Median of `sortScratch[0..<m]` (sorts that prefix in place; 0 when empty).

@@ -10,6 +10,7 @@ import TestSupport
 struct StepsTests {
     static let oxford = "oxford-step-counter/optimisation_data.zip"
     static let iphone = "iphone13-walk-sensorlogger"
+    static let ipol = "ipol-gait/GaitData_lowerback_and_footevents.zip"
 
     /// Oxford step counter (Salvi et al. 2018, CC BY 4.0): 48 walks, 7 carry positions, 100–400 Hz.
     /// Every position except the swinging arm meets median ≤ 2 % and 90th percentile ≤ 5 %.
@@ -26,14 +27,39 @@ struct StepsTests {
         }
         let all = errors.values.flatMap { $0 }
         #expect(all.count == 48)
-        #expect(Stats.percentile(all, 50) <= 1.0)  // measured 0.72 %
-        #expect(Stats.percentile(all, 90) <= 3.5)  // measured 3.09 %
+        #expect(Stats.percentile(all, 50) <= 1.0)  // measured 0.88 %
+        #expect(Stats.percentile(all, 90) <= 3.5)  // measured 2.97 %
         for (position, e) in errors where position != "swingingarm" {
-            #expect(Stats.percentile(e, 50) <= 2.0, "\(position) median")  // measured ≤ 1.5 % (armband)
-            #expect(Stats.percentile(e, 90) <= 5.0, "\(position) p90")     // measured ≤ 4.0 % (armband)
+            #expect(Stats.percentile(e, 50) <= 2.0, "\(position) median")  // measured ≤ 1.62 % (armband)
+            #expect(Stats.percentile(e, 90) <= 5.0, "\(position) p90")     // measured ≤ 4.15 % (armband)
         }
-        // The swinging arm misses the bar: −3.7 % and −8 % (two walks); measured median 5.9 %.
-        if let arm = errors["swingingarm"] { #expect(Stats.percentile(arm, 50) <= 7.0) }
+        // The swinging arm's published totals (284, 270) count foot-switch bounces: one foot's switch
+        // re-fires 0.27–0.36 s after its strike 19 + 2 and 8 + 8 times (a stride is 1.08 s). Against
+        // the bounce-free switches (264, 255 strikes) we count 265 and 256 (+0.4 %), and the counts agree
+        // 15 s window by 15 s window; against the published totals −6.7 % and −5.2 %.
+        if let arm = errors["swingingarm"] { #expect(Stats.percentile(arm, 50) <= 6.0) }  // measured 5.95 %
+    }
+
+    /// IPOL gait (Voisard et al. 2023, AGPL: read from the data folder, never committed): 110 protocol
+    /// walks (stand, 10 m, U-turn, 10 m back, stop) of 19 healthy subjects, XSens IMU on the lower
+    /// back at 100 Hz, every foot strike annotated. Scored over the protocol walk (`ProtocolWindow`).
+    @Test(.enabled(if: TestData.has(ipol), Comment(rawValue: TestData.skipNotice(ipol))))
+    func ipolLowerBackProtocolWalks() throws {
+        let url = TestData.url(Self.ipol)
+        var errors: [Double] = []
+        for member in try RecordingReader.members(of: url) {
+            let recording = try RecordingReader.read(url, member: member.name)
+            let window = try #require(ProtocolWindow(recording), "\(member.name): no trial boundaries")
+            let truth = recording.reference.stepTimes.filter { window.truth.contains($0) }.count
+            let ours = PedometerRun(recording).steps.filter { window.detection.contains($0) }.count
+            errors.append(abs(Double(ours - truth)) / Double(truth) * 100)
+        }
+        #expect(errors.count == 110)
+        // The 2 % target is missed: one step is 2.6–3.3 % of a trial, so a 2 % median needs more than
+        // half of the trials exact to the step; 43 of 110 are. The misses sit at the U-turn, the gait
+        // initiation and the closing step (docs/pedometer.md).
+        #expect(Stats.percentile(errors, 50) <= 2.8)  // measured 2.74 %
+        #expect(Stats.percentile(errors, 90) <= 6.5)  // measured 6.25 %
     }
 
     /// iPhone 13 walk (Sensor Logger): our steps over the span of Apple's pedometer updates.

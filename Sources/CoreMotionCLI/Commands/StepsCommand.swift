@@ -28,6 +28,9 @@ struct StepsCommand: ParsableCommand {
     @Flag(help: "Print results as JSON.")
     var json = false
 
+    @Flag(help: "With --json: include the detected and the true step times (s) of every recording.")
+    var stepTimes = false
+
     struct Result: Codable {
         var name: String
         var position: String?
@@ -43,6 +46,13 @@ struct StepsCommand: ParsableCommand {
         var averageActivePace: Double?
         var activeTime: Double
         var events: [String]?
+        var detectedStepTimes: [Double]?
+        var trueStepTimes: [Double]?
+        /// IPOL trials: the protocol walk's window (s), our steps and the annotated steps inside it.
+        var trialWindow: [Double]?
+        var trialSteps: Int?
+        var trialTruth: Int?
+        var trialErrorPercent: Double?
     }
 
     struct Summary: Codable {
@@ -71,7 +81,8 @@ struct StepsCommand: ParsableCommand {
         var results: [Result] = []
         if members.isEmpty {
             let recording = try RecordingReader.read(url)
-            let (result, trace) = Self.evaluate(recording, name: (file as NSString).lastPathComponent, height: height, keepTrace: plot != nil)
+            var (result, trace) = Self.evaluate(recording, name: (file as NSString).lastPathComponent, height: height, keepTrace: plot != nil)
+            if !stepTimes { result.detectedStepTimes = nil; result.trueStepTimes = nil }
             results.append(result)
             if let plot, let trace { try Self.writePlot(trace, recording: recording, to: plot) }
         } else {
@@ -80,6 +91,7 @@ struct StepsCommand: ParsableCommand {
                 let recording = try RecordingReader.read(url, member: member.name)
                 var (result, _) = Self.evaluate(recording, name: member.name, height: height, keepTrace: false)
                 result.position = result.position ?? member.properties["carryPosition"]
+                if !stepTimes { result.detectedStepTimes = nil; result.trueStepTimes = nil }
                 results.append(result)
                 progress.update(Double(i + 1), detail: member.name)
             }
@@ -129,8 +141,17 @@ struct StepsCommand: ParsableCommand {
             errorPercent: truth.map { $0 > 0 ? Double(stepTimes.count - $0) / Double($0) * 100 : .nan },
             distance: engine.distance, floorsAscended: engine.floorsAscended, floorsDescended: engine.floorsDescended,
             averageActivePace: engine.averageActivePace, activeTime: engine.activeTime,
-            events: events.isEmpty ? nil : events
+            events: events.isEmpty ? nil : events,
+            detectedStepTimes: stepTimes, trueStepTimes: ref.stepTimes.isEmpty ? nil : ref.stepTimes
         )
+        if let window = protocolWindow(recording) {
+            let inTruth = ref.stepTimes.filter { window.truth.contains($0) }.count
+            let inOurs = stepTimes.filter { window.detection.contains($0) }.count
+            result.trialWindow = [window.detection.lowerBound, window.detection.upperBound]
+            result.trialSteps = inOurs
+            result.trialTruth = inTruth
+            result.trialErrorPercent = inTruth > 0 ? Double(inOurs - inTruth) / Double(inTruth) * 100 : nil
+        }
         if let first = ref.cumulativeSteps.first, let last = ref.cumulativeSteps.last, last.time > first.time {
             let apple = Int((last.value - first.value).rounded())
             let ours = stepTimes.filter { $0 > first.time && $0 <= last.time }.count
@@ -139,6 +160,28 @@ struct StepsCommand: ParsableCommand {
             result.appleErrorPercent = apple > 0 ? Double(ours - apple) / Double(apple) * 100 : nil
         }
         return (result, trace)
+    }
+
+    /// The scoring window of an IPOL trial. The data set marks the protocol walk (stand, walk 10 m,
+    /// U-turn, walk back, stop) with `TrialBoundaries` (first foot-off → last foot-strike, samples);
+    /// 36 of the 110 trials also annotate foot movements after it (shuffling on the spot, 120 of the
+    /// 3,866 annotations). The score counts the annotated steps (one per swing) inside the trial and
+    /// our steps from its first foot-off to half a step period after its last foot-strike (a step is
+    /// reported at the trunk's response, 0.1 s after the strike): the count Apple's pedometer would be
+    /// scored on with `queryPedometerData(from:to:)` over the same span. `nil` for other recordings.
+    static func protocolWindow(_ recording: Recording) -> (truth: ClosedRange<Double>, detection: ClosedRange<Double>)? {
+        guard let text = recording.metadata.properties["trialBoundaries"],
+              let rateText = recording.metadata.properties["rate"],
+              let rate = Double(rateText.split(separator: " ").first ?? ""), rate > 0
+        else { return nil }
+        let numbers = text.split(whereSeparator: { !$0.isNumber }).compactMap { Double($0) }
+        guard numbers.count >= 2, numbers[1] > numbers[0] else { return nil }
+        let start = numbers[0] / rate, end = numbers[1] / rate
+        let inside = recording.reference.stepTimes.filter { $0 >= start && $0 <= end }
+        guard inside.count >= 2 else { return nil }
+        let intervals = zip(inside.dropFirst(), inside).map { $0 - $1 }.sorted()
+        let stepPeriod = intervals[intervals.count / 2]  // both feet: consecutive foot-offs are one step apart
+        return (start...end, start...(end + stepPeriod / 2))
     }
 
     private static func record(_ e: PedometerEvent, _ steps: inout [Double], _ events: inout [String]) {
@@ -164,6 +207,21 @@ struct StepsCommand: ParsableCommand {
             if let s = summary(p, results.filter { $0.position?.lowercased() == p }) { out.append(s) }
         }
         if let s = summary("all", results) { out.append(s) }
+        let trials = results.compactMap { r -> Double? in r.trialErrorPercent.map(abs) }.sorted()
+        if !trials.isEmpty {
+            out.append(Summary(group: "protocol walk (trial window)", count: trials.count, medianAbsErrorPercent: percentile(trials, 50),
+                               p90AbsErrorPercent: percentile(trials, 90), maxAbsErrorPercent: trials.last ?? .nan))
+            for (name, keep) in [("protocol walk, subjects 1–9", true), ("protocol walk, subjects 10–19", false)] {
+                let e = results.filter { r in
+                    guard let subject = Int(r.name.split(separator: "-").first ?? "") else { return false }
+                    return (subject <= 9) == keep
+                }.compactMap { $0.trialErrorPercent.map(abs) }.sorted()
+                if !e.isEmpty {
+                    out.append(Summary(group: name, count: e.count, medianAbsErrorPercent: percentile(e, 50),
+                                       p90AbsErrorPercent: percentile(e, 90), maxAbsErrorPercent: e.last ?? .nan))
+                }
+            }
+        }
         // Two halves (alternate members): the same figures on disjoint halves show how stable they are.
         if let s = summary("half A (even rows)", results.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)) { out.append(s) }
         if let s = summary("half B (odd rows)", results.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)) { out.append(s) }
@@ -180,16 +238,20 @@ struct StepsCommand: ParsableCommand {
 
     static func render(_ results: [Result], _ summaries: [Summary]) -> String {
         var rows: [[String]] = []
+        let hasTrials = results.contains { $0.trialTruth != nil }
         for r in results {
+            let trial = hasTrials ? [r.trialSteps.map(String.init) ?? "", r.trialTruth.map(String.init) ?? "", r.trialErrorPercent.map { Output.fixed($0, 1) } ?? ""] : []
             rows.append([
                 r.name, r.position ?? "", "\(r.steps)", r.truth.map(String.init) ?? "",
                 r.errorPercent.map { Output.fixed($0, 1) } ?? "",
+            ] + trial + [
                 r.apple.map(String.init) ?? "", r.oursOverAppleSpan.map(String.init) ?? "",
                 r.appleErrorPercent.map { Output.fixed($0, 1) } ?? "",
                 Output.fixed(r.distance, 1), "\(r.floorsAscended)/\(r.floorsDescended)",
             ])
         }
-        var text = Output.table(["recording", "position", "steps", "truth", "err %", "Apple", "ours (Apple span)", "vs Apple %", "distance m", "floors up/down"], rows)
+        let trialHeader = hasTrials ? ["trial steps", "trial truth", "trial err %"] : []
+        var text = Output.table(["recording", "position", "steps", "truth", "err %"] + trialHeader + ["Apple", "ours (Apple span)", "vs Apple %", "distance m", "floors up/down"], rows)
         if !summaries.isEmpty {
             text += "\n\n" + Output.table(
                 ["group", "n", "median |err| %", "p90 |err| %", "max |err| %"],

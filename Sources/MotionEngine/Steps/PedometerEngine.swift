@@ -101,8 +101,11 @@ public struct PedometerEngine: Sendable {
         checkPause(now: time)
     }
 
-    /// Ends the stream: a bout still open is paused at its last step.
+    /// Ends the stream: steps still awaiting confirmation are decided with the samples there are, then
+    /// a bout still open is paused at its last step.
     public mutating func finish() {
+        detector.finish()
+        while let step = detector.popStep() { handleStep(step) }
         if isMoving, let last = lastStepTime { pause(at: last) }
     }
 

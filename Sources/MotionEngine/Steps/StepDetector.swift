@@ -38,11 +38,14 @@ public struct StepEvent: Sendable, Hashable, Codable {
 ///    clean oscillation per step; each positive maximum is a candidate.
 /// 5. **Acceptance** (0.4 s after a candidate, to see its surroundings): while walking, a candidate is
 ///    a step when its amplitude reaches 10 % of the recent step amplitude (and 0.01 g), the broadband
-///    activity around it reaches 25 % of the walking activity (and 0.015 g), and it lies at least half
+///    activity from 0.6 s before it to 0.2 s after it reaches 25 % of the walking activity (and
+///    0.015 g: the swing and the strike precede the trunk's response), and it lies at least half
 ///    a period after the previous step (the windowed post-processing of Salvi et al.). When walking
 ///    starts, the candidates of the last seconds are walked back in time and accepted while they keep
 ///    the rhythm and the amplitude, so the first steps of a walk count (their events arrive late,
-///    with their true times).
+///    with their true times). A walk that starts from rest moves the trunk twice for its first step
+///    (push-off, then strike): a first candidate less than 1.1 step periods after the onset of motion
+///    is the push-off and is not counted.
 ///
 /// Rejections by construction: still and vehicle vibration (no periodic gait-band signal above
 /// 0.05 g), shaking at more than 3.6 cycles per second, and irregular handling (no autocorrelation
@@ -65,6 +68,9 @@ public struct StepDetector: Sendable {
         public var relativeAmplitude: Double = 0.1
         /// Absolute step amplitude needed, g.
         public var minimumAmplitude: Double = 0.01
+        /// Broadband activity of a candidate (RMS of the band-limited magnitude from 0.6 s before it to
+        /// 0.2 s after it) needed, as a fraction of the walk's.
+        public var relativeActivity: Double = 0.25
         /// A gap in the input longer than this resets the detector, s.
         public var maximumGap: Double = 0.5
 
@@ -135,7 +141,9 @@ public struct StepDetector: Sendable {
         hop = max(1, Int((0.2 * rate).rounded()))
         maxLag = Int((1.8 * rate).rounded())
         minLag = Int(0.15 * rate)
-        signal = FixedRing(capacity: Int(6 * rate), filler: 0)
+        // 4 s of periodicity window, and for the walk-back at a walk's start: 6 s of candidates plus the
+        // 3 s before them where the motion onset is sought.
+        signal = FixedRing(capacity: Int(9 * rate), filler: 0)
         scratch = Array(repeating: 0, count: window)
         correlation = Array(repeating: 0, count: maxLag + 1)
         sortScratch = Array(repeating: 0, count: 64)
@@ -163,6 +171,19 @@ public struct StepDetector: Sendable {
 
     /// The next detected step, oldest first, or `nil`.
     public mutating func popStep() -> StepEvent? { output.popFirst() }
+
+    /// Ends the stream: candidates still waiting for their 0.4 s of context are decided with the
+    /// samples there are (a recording that stops right after the last step keeps that step). The
+    /// detector can be fed again afterwards.
+    public mutating func finish() {
+        while let c = pending.popFirst() {
+            // The activity window of `process` (0.6 s before the candidate to 0.2 s after), cut at the end.
+            let elapsed = max(0, currentTime - c.time)
+            let after = min(0.2, elapsed)
+            let activity = recentRMS(Int(((0.6 + after) * rate).rounded()), skipping: Int(((elapsed - after) * rate).rounded()))
+            decide(Candidate(time: c.time, amplitude: c.amplitude, activity: activity))
+        }
+    }
 
     /// Number of steps waiting in the queue.
     public var pendingSteps: Int { output.count }
@@ -198,17 +219,23 @@ public struct StepDetector: Sendable {
             pending.append(Candidate(time: t - 1 / rate, amplitude: y1, activity: 0))
         }
         let defer_ = 0.4
+        // The activity that makes a step precedes the trunk's response (the swing, then the strike, and
+        // the candidate peaks ~0.1 s after the strike): measure it from 0.6 s before the candidate to
+        // 0.2 s after, so the last step before a stop keeps its activity and a ringing candidate after
+        // the stop does not borrow the last step's.
+        let activityLead = 0.2
         while let c = pending.first, c.time <= t - defer_ {
             _ = pending.popFirst()
-            decide(Candidate(time: c.time, amplitude: c.amplitude, activity: recentRMS(Int(2 * defer_ * rate))))
+            decide(Candidate(time: c.time, amplitude: c.amplitude, activity: recentRMS(Int(2 * defer_ * rate), skipping: Int(activityLead * rate))))
         }
     }
 
-    private func recentRMS(_ n: Int) -> Double {
-        let count = min(n, signal.count)
+    private func recentRMS(_ n: Int, skipping skip: Int = 0) -> Double {
+        let end = signal.count - min(skip, signal.count)
+        let count = min(n, end)
         guard count > 0 else { return 0 }
         var sum = 0.0
-        for i in (signal.count - count)..<signal.count { sum += signal[i] * signal[i] }
+        for i in (end - count)..<end { sum += signal[i] * signal[i] }
         return (sum / Double(count)).squareRoot()
     }
 
@@ -217,7 +244,7 @@ public struct StepDetector: Sendable {
         guard isWalking else { return }
         let cfg = configuration
         if c.amplitude >= max(cfg.minimumAmplitude, cfg.relativeAmplitude * stepAmplitude),
-           c.activity >= max(0.015, 0.25 * activityLevel),
+           c.activity >= max(0.015, cfg.relativeActivity * activityLevel),
            c.time > lastStepTime + 0.5 * stepPeriod
         {
             emit(c.time)
@@ -335,10 +362,41 @@ public struct StepDetector: Sendable {
             count += 1
             next = c.time
         }
+        // Gait initiation: from standing, the trunk moves twice for the first step — the weight shift and
+        // push-off that lift the first foot, then the strike that ends its swing. The strike comes after
+        // the anticipatory shift (0.1–0.3 step periods) and a swing (0.8 step periods), so a first
+        // candidate less than 1.1 step periods after the onset of motion is that push-off: the first step
+        // is counted once, at its strike.
+        if count >= 2 {
+            let onset = motionOnset(before: accepted[count - 1], now: t, reference: recentRMS(Int(2 * rate)))
+            if accepted[count - 1] - onset < 1.1 * stepPeriod { count -= 1 }
+        }
         while count > 0 {
             count -= 1
             emit(accepted[count])
         }
+    }
+
+    /// The onset of the motion leading into a walk: the first time in the 3 s before `time` (s) at which
+    /// the RMS of the band-limited magnitude over 0.2 s exceeds 15 % of `reference` (the walk's RMS, g).
+    /// Returns `time` itself when nothing crosses (the history starts at most 3 s earlier).
+    private func motionOnset(before time: Double, now t: Double, reference: Double) -> Double {
+        let newest = signal.count - 1
+        guard newest > 0, reference > 0 else { return time }
+        func index(_ time: Double) -> Int { newest - Int(((t - time) * rate).rounded()) }
+        let first = max(0, index(time - 3)), last = index(time)
+        guard last > first else { return time }
+        let half = max(1, Int((0.1 * rate).rounded()))
+        let threshold = 0.15 * reference
+        for i in first...last {
+            let lo = max(0, i - half), hi = min(newest, i + half - 1)
+            var sum = 0.0
+            for k in lo...hi { sum += signal[k] * signal[k] }
+            if (sum / Double(hi - lo + 1)).squareRoot() > threshold {
+                return t - Double(newest - i) / rate
+            }
+        }
+        return time
     }
 
     /// Median of `sortScratch[0..<m]` (sorts that prefix in place; 0 when empty).

@@ -54,25 +54,7 @@ public enum ActivityClass: Int, CaseIterable, Sendable, Hashable, Codable, Custo
     }
 }
 
-/// How sure the estimate is, with Core Motion's raw values (`CMMotionActivityConfidence`).
-public enum ActivityConfidence: Int, CaseIterable, Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
-    /// The state's class has a smoothed probability below 0.5.
-    case low = 0
-    /// From 0.5 to 0.75.
-    case medium = 1
-    /// 0.75 or more.
-    case high = 2
-
-    public static func < (a: ActivityConfidence, b: ActivityConfidence) -> Bool { a.rawValue < b.rawValue }
-
-    public var description: String {
-        switch self {
-        case .low: "low"
-        case .medium: "medium"
-        case .high: "high"
-        }
-    }
-
+extension ActivityConfidence {
     /// The confidence of a class probability: high from 0.75, medium from 0.5, low below.
     public init(probability: Double) {
         if probability >= 0.75 {
@@ -150,26 +132,7 @@ public struct ActivityProbabilities: Sendable, Hashable, Codable {
     }
 }
 
-/// Core Motion's activity flags, which may overlap (stationary + automotive at a red light) and may
-/// all be false (movement the classifier cannot name).
-@frozen
-public struct ActivityFlags: OptionSet, Sendable, Hashable, Codable, CustomStringConvertible {
-    public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-
-    /// No estimate (no data yet, or after a gap in the data).
-    public static let unknown = ActivityFlags(rawValue: 1 << 0)
-    /// Not moving (also set with ``automotive`` when a vehicle stops).
-    public static let stationary = ActivityFlags(rawValue: 1 << 1)
-    /// On a walking person.
-    public static let walking = ActivityFlags(rawValue: 1 << 2)
-    /// On a running person.
-    public static let running = ActivityFlags(rawValue: 1 << 3)
-    /// On a bicycle.
-    public static let cycling = ActivityFlags(rawValue: 1 << 4)
-    /// In a vehicle.
-    public static let automotive = ActivityFlags(rawValue: 1 << 5)
-
+extension ActivityFlags {
     /// The flag of `activity`.
     public init(_ activity: ActivityClass) {
         switch activity {
@@ -179,14 +142,6 @@ public struct ActivityFlags: OptionSet, Sendable, Hashable, Codable, CustomStrin
         case .cycling: self = .cycling
         case .automotive: self = .automotive
         }
-    }
-
-    /// Flag names joined by `+` (`stationary+automotive`), or `unclassified` when none is set.
-    public var description: String {
-        var names: [String] = []
-        if contains(.unknown) { names.append("unknown") }
-        for c in ActivityClass.allCases where contains(ActivityFlags(c)) { names.append(c.description) }
-        return names.isEmpty ? "unclassified" : names.joined(separator: "+")
     }
 
     /// The class a single-label evaluation counts: automotive wins over stationary (a car stopped at a light

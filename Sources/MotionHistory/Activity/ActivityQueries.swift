@@ -53,7 +53,7 @@ extension HistoryStore {
         var lastState: [Int64: (ActivityFlags, ActivityConfidence)] = [:]
         for row in rows {
             let sourceID: Int64 = row[4]
-            let flags = ActivityFlags(rawValue: row[1]).intersection(.all)
+            let flags = ActivityFlags(rawValue: UInt8(truncatingIfNeeded: row[1] as Int)).intersection(.all)
             let confidence = ActivityConfidence(rawValue: row[2]) ?? .low
             if let last = lastState[sourceID], last == (flags, confidence) { continue }
             lastState[sourceID] = (flags, confidence)

@@ -55,40 +55,8 @@ public struct PedometerTransitionRecord: Sendable, Hashable {
     }
 }
 
-/// What a person is doing; the flags are not mutually exclusive (stationary and automotive at a red light),
-/// and all may be clear while the device moves in a way no class describes.
-public struct ActivityFlags: OptionSet, Sendable, Hashable {
-    public let rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
-
-    /// Not moving.
-    public static let stationary = ActivityFlags(rawValue: 1 << 0)
-    /// On a walking person.
-    public static let walking = ActivityFlags(rawValue: 1 << 1)
-    /// On a running person.
-    public static let running = ActivityFlags(rawValue: 1 << 2)
-    /// On a bicycle.
-    public static let cycling = ActivityFlags(rawValue: 1 << 3)
-    /// In a vehicle.
-    public static let automotive = ActivityFlags(rawValue: 1 << 4)
-    /// No estimate (for example, recording was off).
-    public static let unknown = ActivityFlags(rawValue: 1 << 5)
-
-    /// Every defined flag; other bits are rejected when a record is appended.
-    public static let all: ActivityFlags = [.stationary, .walking, .running, .cycling, .automotive, .unknown]
-}
-
-/// How likely the reported activity is right.
-public enum ActivityConfidence: Int, Sendable, Hashable, CaseIterable, Comparable {
-    /// Little confidence in the state.
-    case low = 0
-    /// Moderate confidence.
-    case medium = 1
-    /// High confidence.
-    case high = 2
-
-    public static func < (a: ActivityConfidence, b: ActivityConfidence) -> Bool { a.rawValue < b.rawValue }
-}
+// Activity states use the shared `ActivityFlags` and `ActivityConfidence` of `MotionSamples`; the flags are
+// stored as their raw bits (schema version 1).
 
 /// The start of an activity state; the state lasts until the next record of the same source.
 public struct ActivityRecord: Sendable, Hashable {

@@ -93,15 +93,28 @@ final class ActivityRecorder: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// The accelerometer stopped (end of a recording, sensor lost): the state becomes unknown.
+    func interrupt(at time: TimeInterval) {
+        lock.lock()
+        defer { lock.unlock() }
+        classifier?.reset()
+        if let state = tracker.interrupt(at: time) { publish(state, time: time) }
+    }
+
     /// Called under the service's lock, in sample order.
     private func receive(_ sample: SensorSample) {
-        guard let service else { return }
         lock.lock()
         defer { lock.unlock() }
         guard let estimate = classifier?.add(sample), let state = tracker.update(estimate) else { return }
+        publish(state, time: estimate.time)
+    }
+
+    /// Hands a new state to the clients and the history. Caller holds `lock`.
+    private func publish(_ state: ActivityState, time: TimeInterval) {
+        guard let service else { return }
         let f = state.flags
         let report = ActivityReport(
-            startDate: service.date(at: state.startTime), timestamp: estimate.time,
+            startDate: service.date(at: state.startTime), timestamp: time,
             unknown: f.contains(.unknown), stationary: f.contains(.stationary), walking: f.contains(.walking),
             running: f.contains(.running), cycling: f.contains(.cycling), automotive: f.contains(.automotive),
             confidence: state.confidence.rawValue
@@ -109,19 +122,9 @@ final class ActivityRecorder: @unchecked Sendable {
         current = report
         for c in clients { c.receive(report) }
         guard let history = service.history else { return }
-        var flags: MotionHistory.ActivityFlags = []
-        if report.unknown { flags.insert(.unknown) }
-        if report.stationary { flags.insert(.stationary) }
-        if report.walking { flags.insert(.walking) }
-        if report.running { flags.insert(.running) }
-        if report.cycling { flags.insert(.cycling) }
-        if report.automotive { flags.insert(.automotive) }
         do {
             try history.append(
-                ActivityRecord(
-                    startDate: report.startDate, flags: flags,
-                    confidence: MotionHistory.ActivityConfidence(rawValue: report.confidence) ?? .low
-                ),
+                ActivityRecord(startDate: report.startDate, flags: state.flags, confidence: state.confidence),
                 source: service.historySource
             )
         } catch {

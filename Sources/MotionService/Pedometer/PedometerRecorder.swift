@@ -137,17 +137,33 @@ final class PedometerRecorder: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// The accelerometer stopped (end of a recording, sensor lost): steps still being confirmed are
+    /// decided and a walk in progress ends with a pause.
+    func finish() {
+        lock.lock()
+        let running = !inputs.isEmpty
+        lock.unlock()
+        guard running else { return }
+        engine.finish()
+        drain(paused: true)
+    }
+
     /// Called under the service's lock, in sample order.
     private func receive(_ sample: SensorSample) {
-        guard let service else { return }
         engine.add(sample)
+        drain(paused: false)
+    }
+
+    /// Hands the engine's events to the history, the sessions and the event clients.
+    private func drain(paused forcedReport: Bool) {
+        guard let service else { return }
         lock.lock()
         defer { lock.unlock() }
-        currentTime = max(currentTime, sample.time)
+        if engine.currentTime.isFinite { currentTime = max(currentTime, engine.currentTime) }
         var steps: [StepRecord] = []
         var floors: [FloorRecord] = []
         var transitions: [PedometerTransitionRecord] = []
-        var paused = false
+        var paused = forcedReport
         while let event = engine.nextEvent() {
             let date = service.date(at: event.time)
             switch event {

@@ -220,6 +220,7 @@ public final class MotionService: @unchecked Sendable {
             lock.lock()
             lostSensors.insert(sensor)
             lock.unlock()
+            if sensor == .accelerometer { motionStopped() }
         case .sensorReturned(let sensor):
             logger.notice("\(sensor) is back")
             lock.lock()
@@ -231,7 +232,20 @@ public final class MotionService: @unchecked Sendable {
             lock.lock()
             reachedEnd = true
             lock.unlock()
+            motionStopped()
         }
+    }
+
+    /// The accelerometer stopped delivering: walks end, the activity becomes unknown.
+    private func motionStopped() {
+        recorders.lock.lock()
+        let pedometer = recorders.pedometer
+        let activity = recorders.activity
+        recorders.lock.unlock()
+        lock.lock()
+        defer { lock.unlock() }
+        pedometer?.finish()
+        activity?.interrupt(at: clock.now)
     }
 
     // MARK: Deliveries (for the virtual-clock harness)

@@ -17,5 +17,7 @@ struct CoreMotionCommand: AsyncParsableCommand {
     static let allSubcommands: [any ParsableCommand.Type] = [
         InfoCommand.self,
         ReplayCommand.self,
+        FuseCommand.self,
+        EvaluateCommand.self,
     ]
 }

@@ -19,8 +19,8 @@ public struct FusionFilter: Sendable {
     var inclination = InclinationCorrector()
     var biasEstimator: GyroBiasEstimator
     var rest = RestDetector()
-    var heading = HeadingCorrector()
     var disturbance = MagneticDisturbanceDetector()
+    var calibrator = MagnetometerCalibrator()
 
     // Accelerometer-side filters shared by the inclination and the in-motion bias estimate.
     var accelerometerCoefficients: ButterworthCoefficients?
@@ -49,10 +49,20 @@ public struct FusionFilter: Sendable {
 
     /// Attitude with magnetometer (device → magnetic north frame: x north, y west, z up). Equal to
     /// ``attitude6D`` until the first magnetometer sample.
-    public var attitude9D: Quaternion { (Quaternion.aboutZ(heading.offset) * attitude6D).normalizedFast }
+    public var attitude9D: Quaternion { (Quaternion.aboutZ(biasEstimator.headingOffset) * attitude6D).normalizedFast }
 
     /// Rotation about the vertical from the 6D earth frame to magnetic north, radians.
-    public var headingOffset: Double { heading.offset }
+    public var headingOffset: Double { biasEstimator.headingOffset }
+
+    /// `Rz(headingOffset)`: takes the 6D earth frame to the magnetic north frame.
+    public var headingRotation: Quaternion { Quaternion.aboutZ(biasEstimator.headingOffset) }
+
+    /// Records the first gyroscope sample of a stream (nothing to integrate yet): sets the rotation
+    /// rate output.
+    public mutating func noteGyroscope(_ rate: Vector3) {
+        guard rate.isFinite else { return }
+        rotationRate = rate - biasEstimator.bias
+    }
 
     /// Estimated gyroscope bias, rad/s, device axes.
     public var gyroBias: Vector3 { biasEstimator.bias }
@@ -90,7 +100,7 @@ public struct FusionFilter: Sendable {
             // The true rate is unknown: integrate what we have, then let the accelerometer and the
             // magnetometer pull the attitude back quickly.
             inclination.restartFilter()
-            heading.loosen(variance: 0.1)
+            biasEstimator.loosenHeading(variance: 0.1)
         }
         let corrected = rate - biasEstimator.bias
         rotationRate = corrected
@@ -102,7 +112,12 @@ public struct FusionFilter: Sendable {
         )
         let q = settings.biasDriftSigma * settings.biasDriftSigma / settings.biasDriftInterval
         let maxVariance = settings.biasInitialSigma * settings.biasInitialSigma
-        biasEstimator.predict(variancePerSecond: q, interval: interval, maxVariance: maxVariance)
+        let q6 = attitude6D
+        let up = Vector3(2 * (q6.x * q6.z - q6.w * q6.y), 2 * (q6.y * q6.z + q6.w * q6.x), 1 - 2 * (q6.x * q6.x + q6.y * q6.y))
+        biasEstimator.predict(
+            variancePerSecond: q, headingNoise: settings.headingOffsetNoise * settings.headingOffsetNoise,
+            up: up, interval: interval, maxVariance: maxVariance
+        )
         if settings.estimatesBiasAtRest && rest.isAtRest && !isGyroscopeSaturated {
             let sigma = settings.biasRestSigma
             let r = sigma * sigma * sigma * sigma / (q * interval)
@@ -133,7 +148,14 @@ public struct FusionFilter: Sendable {
         }
         let c = accelerometerCoefficients!
         // Apple's acceleration is minus the specific force: −a points up at rest.
-        let up = strapdown.orientation.rotate(-acceleration)
+        var up = strapdown.orientation.rotate(-acceleration)
+        if settings.accelerationRejection > 0 && inclination.filtered.isWarm {
+            // Strong motion: shrink this sample's innovation, which lengthens the time constant.
+            let deviation = (acceleration - rest.accelerometerFilter.value).normSquared
+            let s2 = settings.accelerationRejection * settings.accelerationRejection
+            let alpha = s2 / (s2 + deviation)
+            up = inclination.filtered.value + (up - inclination.filtered.value) * alpha
+        }
         inclination.update(upInStrapdown: up, coefficients: c)
 
         guard settings.estimatesBiasInMotion else { return }
@@ -156,27 +178,43 @@ public struct FusionFilter: Sendable {
     /// seconds since the previous magnetometer sample.
     public mutating func updateMagnetometer(_ field: Vector3, interval: Double) {
         guard field.isFinite, interval > 0, interval.isFinite else { return }
-        let m = field
-        guard m.normSquared > 1e-6 else { return }
-
+        guard field.normSquared > 1e-6 else { return }
+        let dt = min(interval, settings.maximumSampleInterval)
+        let q6 = attitude6D
+        if settings.estimatesMagnetometerCalibration {
+            // The device's up vector in device axes: the third row of R(q6).
+            let up = Vector3(2 * (q6.x * q6.z - q6.w * q6.y), 2 * (q6.y * q6.z + q6.w * q6.x), 1 - 2 * (q6.x * q6.x + q6.y * q6.y))
+            calibrator.add(raw: field, up: up, interval: dt, window: settings.magnetometerCalibrationWindow)
+            let reference = disturbance.hasReference && calibrator.isVerified
+                ? (norm: disturbance.referenceNorm, dip: disturbance.referenceDip) : nil
+            let revision = calibrator.revision
+            if calibrator.solveIfDue(reference: reference, settings: settings), calibrator.revision != revision {
+                // A new offset changes the field: unless it reproduced the known Earth field, learn
+                // its norm and dip again; re-converge the heading either way. (Small refinements
+                // need neither.)
+                if reference == nil { disturbance = MagneticDisturbanceDetector() }
+                biasEstimator.loosenHeading(variance: settings.headingRecalibrationSigma * settings.headingRecalibrationSigma)
+            }
+        }
+        let m = calibrator.calibration.apply(field)
         calibratedMagneticField = m
         hasMagnetometer = true
-        let dt = min(interval, settings.maximumSampleInterval)
-        let inEarth = attitude6D.rotate(m)
+        let inEarth = q6.rotate(m)
         disturbance.update(fieldInEarth: inEarth, interval: dt, rotationRate: rotationRate.norm, settings: settings)
-        let measurement = HeadingCorrector.measuredOffset(inEarth)
+        let measurement = -atan2(inEarth.y, inEarth.x)
         let noise = settings.headingMeasurementNoise
         var variance = noise * noise / dt
-        guard heading.isInitialized else {
-            heading.start(measurement: measurement, variance: variance)
+        guard biasEstimator.hasHeading else {
+            biasEstimator.startHeading(measurement: measurement, variance: variance)
             return
         }
-        heading.predict(dt: dt, noiseDensity: settings.headingOffsetNoise * settings.headingOffsetNoise)
         if disturbance.isDisturbed {
             guard disturbance.rejectionTime > settings.magneticMaximumRejectionTime else { return }
             variance *= settings.magneticRejectionFactor * settings.magneticRejectionFactor
         }
-        heading.update(measurement: measurement, variance: variance)
+        let correctsBias = settings.magnetometerCorrectsBias && !disturbance.isDisturbed && calibrator.isVerified
+        biasEstimator.updateHeading(measurement: measurement, variance: variance, correctsBias: correctsBias)
+        biasEstimator.clip(settings.biasLimit)
     }
 
     /// Convenience for synchronous sensors: one gyroscope, accelerometer and (optional) magnetometer
@@ -195,16 +233,30 @@ public struct FusionFilter: Sendable {
         attitudeRowFilter1.reset()
         attitudeRowFilter2.reset()
         biasInEarthFilter.reset()
-        heading.loosen(variance: 0.1)
+        biasEstimator.loosenHeading(variance: 0.1)
     }
 }
 
 extension FusionFilter {
-    /// Calibration accuracy of ``calibratedMagneticField``.
+    /// Calibration accuracy of ``calibratedMagneticField``; `.uncalibrated` without a magnetometer.
     public var magnetometerCalibrationAccuracy: MagnetometerCalibrationAccuracy {
-        hasMagnetometer ? .uncalibrated : .uncalibrated
+        hasMagnetometer ? calibrator.calibration.accuracy : .uncalibrated
     }
 
-    /// Whether the magnetometer calibration needs the device to be turned about several axes.
-    public var needsCalibrationMovement: Bool { false }
+    /// Whether the magnetometer calibration needs the device to be turned about several axes
+    /// (Apple reports `CMErrorDeviceRequiresMovement` once when this becomes true).
+    public var needsCalibrationMovement: Bool {
+        hasMagnetometer && calibrator.calibration.accuracy <= .low
+    }
+
+    /// The magnetometer calibration in use. Set it to restore a calibration saved from an earlier
+    /// session (the filter keeps refining it).
+    public var magnetometerCalibration: MagnetometerCalibration {
+        get { calibrator.calibration }
+        set {
+            calibrator.calibration = newValue
+            calibrator.isVerified = newValue.accuracy >= .medium
+            disturbance = MagneticDisturbanceDetector()
+        }
+    }
 }

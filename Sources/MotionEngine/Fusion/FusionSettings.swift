@@ -10,6 +10,9 @@ extension FusionFilter {
 
         /// Time constant of the accelerometer low-pass in the strapdown frame, seconds.
         public var accelerometerTimeConstant = 2.5
+        /// Accelerometer samples whose norm differs from 1 g by more than this (g) are not fed to the
+        /// inclination filter (0: all are used).
+        public var accelerationRejection = 0.0
 
         // MARK: Heading (magnetometer)
 
@@ -19,6 +22,36 @@ extension FusionFilter {
         public var headingMeasurementNoise = 6 * degree
         /// Random-walk density of the heading offset, rad/√s.
         public var headingOffsetNoise = 0.3 * degree
+
+        /// Whether the magnetometer also corrects the gyro bias (through the heading drift it causes).
+        public var magnetometerCorrectsBias = true
+        /// Uncertainty given to the heading when the magnetometer calibration changes, radians.
+        public var headingRecalibrationSigma = 10 * degree
+
+        // MARK: Magnetometer calibration
+
+        /// Whether the hard-iron offset is estimated online.
+        public var estimatesMagnetometerCalibration = true
+        /// Time constant of the calibration's memory, seconds.
+        public var magnetometerCalibrationWindow = 10.0
+        /// How often the calibration is solved, seconds.
+        public var magnetometerCalibrationInterval = 0.5
+        /// Smallest eigenvalue of the covariance of field directions that counts as having turned
+        /// about an axis (0 … 1/3).
+        public var magnetometerCalibrationSpread = 0.02
+        /// A new offset is adopted when its residual is below this fraction of the current one.
+        public var magnetometerCalibrationImprovement = 0.5
+        /// An offset whose residual stays below this explains the field, µT; a new one is adopted
+        /// only when the current one's residual is above it and the new one's below.
+        public var magnetometerCalibrationMinimumResidual = 2.0
+        /// A confirmed offset whose residual is above the limit is refined toward a nearby solution
+        /// whose residual is below this fraction of its own...
+        public var magnetometerCalibrationRefinement = 0.8
+        /// ... by this fraction of the difference per solve.
+        public var magnetometerCalibrationRefinementStep = 0.2
+        /// Once an offset has been confirmed, it must fail for this long (while the device turns)
+        /// before another replaces it, seconds; until then the field is treated as disturbed.
+        public var magnetometerRecalibrationTime = 120.0
 
         // MARK: Gyroscope bias
 

@@ -188,7 +188,7 @@ public struct DeviceMotionEstimator: Sendable {
         let attitude: Quaternion
         if g1.time > g0.time {
             let f = min(max((attitudeTime - g0.time) / (g1.time - g0.time), 0), 1)
-            attitude = f >= 1 ? g1.attitude : g0.attitude.slerp(to: g1.attitude, f)
+            attitude = f >= 1 ? g1.attitude : nlerp(g0.attitude, g1.attitude, f)
         } else {
             attitude = g1.attitude
         }
@@ -218,6 +218,15 @@ public struct DeviceMotionEstimator: Sendable {
             needsCalibrationMovement: filter.needsCalibrationMovement, hasMagnetometer: filter.hasMagnetometer
         )
     }
+}
+
+/// Normalised linear interpolation of two close unit quaternions (one gyro step apart), shorter arc.
+@inline(__always)
+func nlerp(_ a: Quaternion, _ b: Quaternion, _ t: Double) -> Quaternion {
+    let d = a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z
+    let s = d < 0 ? -t : t
+    let u = 1 - t
+    return Quaternion(w: a.w * u + b.w * s, x: a.x * u + b.x * s, y: a.y * u + b.y * s, z: a.z * u + b.z * s).normalizedFast
 }
 
 /// Catmull-Rom interpolation between `p1` (u = 0) and `p2` (u = 1).

@@ -28,6 +28,14 @@ public struct FusionFilter: Sendable {
     var attitudeRowFilter2 = LowPassVector3()
     var biasInEarthFilter = LowPassVector3()
 
+    /// The 6D attitude (`inclination ⊗ strapdown`), refreshed after every change of either.
+    public private(set) var attitude6D = Quaternion.identity
+    /// `Rz(headingOffset)` and the offset it was made for.
+    private var headingQuaternion = Quaternion.identity
+    private var headingQuaternionOffset = 0.0
+    /// Constants derived from the settings.
+    private let derived: Derived
+
     /// Latest bias-corrected rotation rate, rad/s, device axes.
     public private(set) var rotationRate = Vector3.zero
     /// Latest calibrated magnetic field, µT, device axes.
@@ -40,22 +48,76 @@ public struct FusionFilter: Sendable {
     public init(settings: Settings = Settings()) {
         self.settings = settings
         biasEstimator = GyroBiasEstimator(initialSigma: settings.biasInitialSigma)
+        derived = Derived(settings)
+    }
+
+    /// Settings-derived constants, computed once.
+    private struct Derived: Sendable {
+        /// Random-walk density of the bias, (rad/s)²/s.
+        var biasDrift: Double
+        var biasMaxVariance: Double
+        var headingNoise: Double
+        var headingMeasurementNoise2: Double
+        /// σ⁴/q for the rest and motion bias measurements (divide by the interval for the variance).
+        var restMeasurement: Double
+        var motionMeasurement: Double
+        var saturation: Double
+        var rejectionFactor2: Double
+        var recalibrationVariance: Double
+
+        init(_ s: Settings) {
+            biasDrift = s.biasDriftSigma * s.biasDriftSigma / s.biasDriftInterval
+            biasMaxVariance = s.biasInitialSigma * s.biasInitialSigma
+            headingNoise = s.headingOffsetNoise * s.headingOffsetNoise
+            headingMeasurementNoise2 = s.headingMeasurementNoise * s.headingMeasurementNoise
+            let q = max(biasDrift, 1e-30)
+            restMeasurement = pow(s.biasRestSigma, 4) / q
+            motionMeasurement = pow(s.biasMotionSigma, 4) / q
+            saturation = 0.995 * s.gyroscopeRange
+            rejectionFactor2 = s.magneticRejectionFactor * s.magneticRejectionFactor
+            recalibrationVariance = s.headingRecalibrationSigma * s.headingRecalibrationSigma
+        }
     }
 
     // MARK: Outputs
 
-    /// Attitude without magnetometer (device → 6D earth frame: z up, heading arbitrary, zero at start).
-    public var attitude6D: Quaternion { (inclination.correction * strapdown.orientation).normalizedFast }
-
     /// Attitude with magnetometer (device → magnetic north frame: x north, y west, z up). Equal to
     /// ``attitude6D`` until the first magnetometer sample.
-    public var attitude9D: Quaternion { (Quaternion.aboutZ(biasEstimator.headingOffset) * attitude6D).normalizedFast }
+    public var attitude9D: Quaternion { (headingQuaternion * attitude6D).normalizedFast }
 
     /// Rotation about the vertical from the 6D earth frame to magnetic north, radians.
     public var headingOffset: Double { biasEstimator.headingOffset }
 
     /// `Rz(headingOffset)`: takes the 6D earth frame to the magnetic north frame.
-    public var headingRotation: Quaternion { Quaternion.aboutZ(biasEstimator.headingOffset) }
+    public var headingRotation: Quaternion { headingQuaternion }
+
+    /// Refreshes the cached 6D attitude.
+    @inline(__always)
+    private mutating func refreshAttitude() {
+        attitude6D = (inclination.correction * strapdown.orientation).normalizedFast
+    }
+
+    /// Refreshes the cached `Rz(headingOffset)` (a small change is applied incrementally, without
+    /// trigonometry).
+    @inline(__always)
+    private mutating func refreshHeadingRotation() {
+        let offset = biasEstimator.headingOffset
+        let delta = wrapAngle(offset - headingQuaternionOffset)
+        if delta == 0 { return }
+        if abs(delta) < 0.05 {
+            headingQuaternion = (headingQuaternion * GyroStrapdown.increment(Vector3(0, 0, delta))).normalizedFast
+        } else {
+            headingQuaternion = Quaternion.aboutZ(offset)
+        }
+        headingQuaternionOffset = offset
+    }
+
+    /// The up vector (reference z) in device axes for the 6D attitude: the third row of its matrix.
+    @inline(__always)
+    private var upInDevice: Vector3 {
+        let q = attitude6D
+        return Vector3(2 * (q.x * q.z - q.w * q.y), 2 * (q.y * q.z + q.w * q.x), 1 - 2 * (q.x * q.x + q.y * q.y))
+    }
 
     /// Records the first gyroscope sample of a stream (nothing to integrate yet): sets the rotation
     /// rate output.
@@ -78,10 +140,7 @@ public struct FusionFilter: Sendable {
 
     /// Gravity in device axes, g (Apple's `CMDeviceMotion.gravity`): the reference frame's down
     /// vector, `−(third row of R)`.
-    public var gravity: Vector3 {
-        let q = attitude6D
-        return Vector3(-2 * (q.x * q.z - q.w * q.y), -2 * (q.y * q.z + q.w * q.x), -(1 - 2 * (q.x * q.x + q.y * q.y)))
-    }
+    public var gravity: Vector3 { -upInDevice }
 
     // MARK: Updates
 
@@ -94,7 +153,7 @@ public struct FusionFilter: Sendable {
             restartAfterGap()
             return
         }
-        let limit = 0.995 * settings.gyroscopeRange
+        let limit = derived.saturation
         isGyroscopeSaturated = abs(rate.x) >= limit || abs(rate.y) >= limit || abs(rate.z) >= limit
         if isGyroscopeSaturated {
             // The true rate is unknown: integrate what we have, then let the accelerometer and the
@@ -105,27 +164,24 @@ public struct FusionFilter: Sendable {
         let corrected = rate - biasEstimator.bias
         rotationRate = corrected
         strapdown.integrate(corrected, interval: interval)
+        refreshAttitude()
 
         rest.updateGyroscope(
             rate, interval: interval, timeConstant: settings.restTimeConstant,
             threshold: settings.restGyroThreshold, minimumTime: settings.restMinimumTime
         )
-        let q = settings.biasDriftSigma * settings.biasDriftSigma / settings.biasDriftInterval
-        let maxVariance = settings.biasInitialSigma * settings.biasInitialSigma
-        let q6 = attitude6D
-        let up = Vector3(2 * (q6.x * q6.z - q6.w * q6.y), 2 * (q6.y * q6.z + q6.w * q6.x), 1 - 2 * (q6.x * q6.x + q6.y * q6.y))
         biasEstimator.predict(
-            variancePerSecond: q, headingNoise: settings.headingOffsetNoise * settings.headingOffsetNoise,
-            up: up, interval: interval, maxVariance: maxVariance
+            variancePerSecond: derived.biasDrift, headingNoise: derived.headingNoise,
+            up: upInDevice, interval: interval, maxVariance: derived.biasMaxVariance
         )
         if settings.estimatesBiasAtRest && rest.isAtRest && !isGyroscopeSaturated {
-            let sigma = settings.biasRestSigma
-            let r = sigma * sigma * sigma * sigma / (q * interval)
+            let r = derived.restMeasurement / interval
             let z = rest.filteredGyro
             biasEstimator.update(h: .unitX, z: z.x, variance: r)
             biasEstimator.update(h: .unitY, z: z.y, variance: r)
             biasEstimator.update(h: .unitZ, z: z.z, variance: r)
             biasEstimator.clip(settings.biasLimit)
+            refreshHeadingRotation()
         }
     }
 
@@ -141,12 +197,13 @@ public struct FusionFilter: Sendable {
             acceleration, interval: interval, timeConstant: settings.restTimeConstant,
             threshold: settings.restAccelerometerThreshold
         )
-        if accelerometerCoefficients.map({ !$0.matches(samplePeriod: interval) }) ?? true {
-            accelerometerCoefficients = ButterworthCoefficients(
-                timeConstant: settings.accelerometerTimeConstant, samplePeriod: interval
-            )
+        let c: ButterworthCoefficients
+        if let cached = accelerometerCoefficients, cached.matches(samplePeriod: interval) {
+            c = cached
+        } else {
+            c = ButterworthCoefficients(timeConstant: settings.accelerometerTimeConstant, samplePeriod: interval)
+            accelerometerCoefficients = c
         }
-        let c = accelerometerCoefficients!
         // Apple's acceleration is minus the specific force: −a points up at rest.
         var up = strapdown.orientation.rotate(-acceleration)
         if settings.accelerationRejection > 0 && inclination.filtered.isWarm {
@@ -157,6 +214,7 @@ public struct FusionFilter: Sendable {
             up = inclination.filtered.value + (up - inclination.filtered.value) * alpha
         }
         inclination.update(upInStrapdown: up, coefficients: c)
+        refreshAttitude()
 
         guard settings.estimatesBiasInMotion else { return }
         let r6 = attitude6D.rotationMatrix
@@ -166,12 +224,11 @@ public struct FusionFilter: Sendable {
         guard !rest.isAtRest, inclination.filtered.isWarm, !isGyroscopeSaturated else { return }
         // The correction turned the frame by lastStep; a bias error e tilts it by −R e per second.
         let correctionRate = inclination.lastStep / interval
-        let q = settings.biasDriftSigma * settings.biasDriftSigma / settings.biasDriftInterval
-        let sigma = settings.biasMotionSigma
-        let r = sigma * sigma * sigma * sigma / (q * interval)
+        let r = derived.motionMeasurement / interval
         biasEstimator.update(h: row1, z: biasInEarth.x - correctionRate.x, variance: r)
         biasEstimator.update(h: row2, z: biasInEarth.y - correctionRate.y, variance: r)
         biasEstimator.clip(settings.biasLimit)
+        refreshHeadingRotation()
     }
 
     /// Corrects the heading with one magnetometer sample: `field` raw, µT, device axes; `interval`
@@ -182,9 +239,7 @@ public struct FusionFilter: Sendable {
         let dt = min(interval, settings.maximumSampleInterval)
         let q6 = attitude6D
         if settings.estimatesMagnetometerCalibration {
-            // The device's up vector in device axes: the third row of R(q6).
-            let up = Vector3(2 * (q6.x * q6.z - q6.w * q6.y), 2 * (q6.y * q6.z + q6.w * q6.x), 1 - 2 * (q6.x * q6.x + q6.y * q6.y))
-            calibrator.add(raw: field, up: up, interval: dt, window: settings.magnetometerCalibrationWindow)
+            calibrator.add(raw: field, up: upInDevice, interval: dt, window: settings.magnetometerCalibrationWindow)
             let reference = disturbance.hasReference && calibrator.isVerified
                 ? (norm: disturbance.referenceNorm, dip: disturbance.referenceDip) : nil
             let revision = calibrator.revision
@@ -193,7 +248,7 @@ public struct FusionFilter: Sendable {
                 // its norm and dip again; re-converge the heading either way. (Small refinements
                 // need neither.)
                 if reference == nil { disturbance = MagneticDisturbanceDetector() }
-                biasEstimator.loosenHeading(variance: settings.headingRecalibrationSigma * settings.headingRecalibrationSigma)
+                biasEstimator.loosenHeading(variance: derived.recalibrationVariance)
             }
         }
         let m = calibrator.calibration.apply(field)
@@ -202,19 +257,20 @@ public struct FusionFilter: Sendable {
         let inEarth = q6.rotate(m)
         disturbance.update(fieldInEarth: inEarth, interval: dt, rotationRate: rotationRate.norm, settings: settings)
         let measurement = -atan2(inEarth.y, inEarth.x)
-        let noise = settings.headingMeasurementNoise
-        var variance = noise * noise / dt
+        var variance = derived.headingMeasurementNoise2 / dt
         guard biasEstimator.hasHeading else {
             biasEstimator.startHeading(measurement: measurement, variance: variance)
+            refreshHeadingRotation()
             return
         }
         if disturbance.isDisturbed {
             guard disturbance.rejectionTime > settings.magneticMaximumRejectionTime else { return }
-            variance *= settings.magneticRejectionFactor * settings.magneticRejectionFactor
+            variance *= derived.rejectionFactor2
         }
         let correctsBias = settings.magnetometerCorrectsBias && !disturbance.isDisturbed && calibrator.isVerified
         biasEstimator.updateHeading(measurement: measurement, variance: variance, correctsBias: correctsBias)
         biasEstimator.clip(settings.biasLimit)
+        refreshHeadingRotation()
     }
 
     /// Convenience for synchronous sensors: one gyroscope, accelerometer and (optional) magnetometer

@@ -26,6 +26,10 @@ struct MagneticDisturbanceDetector: Sendable {
     /// Seconds the heading correction has been suspended.
     var rejectionTime = 0.0
     var isDisturbed = false
+    /// Gains cached for the last interval.
+    var gainInterval = 0.0
+    var currentGain = 1.0
+    var referenceGain = 1.0
 
     /// Norm and dip of `fieldInEarth` (µT, 6D earth frame, z up).
     @inline(__always)
@@ -41,12 +45,17 @@ struct MagneticDisturbanceDetector: Sendable {
     ) {
         let (n, dip) = Self.normAndDip(m)
         guard n > 0 else { return }
+        if dt != gainInterval {
+            gainInterval = dt
+            currentGain = firstOrderGain(timeConstant: s.magneticCurrentTimeConstant, samplePeriod: dt)
+            referenceGain = firstOrderGain(timeConstant: s.magneticReferenceTimeConstant, samplePeriod: dt)
+        }
         if !hasCurrent {
             currentNorm = n
             currentDip = dip
             hasCurrent = true
         } else {
-            let k = firstOrderGain(timeConstant: s.magneticCurrentTimeConstant, samplePeriod: dt)
+            let k = currentGain
             currentNorm += k * (n - currentNorm)
             currentDip += k * (dip - currentDip)
         }
@@ -65,7 +74,7 @@ struct MagneticDisturbanceDetector: Sendable {
                 isDisturbed = false
                 rejectionTime = max(0, rejectionTime - s.magneticRejectionFactor * dt)
             }
-            let k = firstOrderGain(timeConstant: s.magneticReferenceTimeConstant, samplePeriod: dt)
+            let k = referenceGain
             referenceNorm += k * (currentNorm - referenceNorm)
             referenceDip += k * (currentDip - referenceDip)
             candidateTime = 0
@@ -82,7 +91,7 @@ struct MagneticDisturbanceDetector: Sendable {
                 if rotationRate >= s.magneticNewFieldMinimumRotationRate {
                     candidateTime += dt
                 }
-                let k = firstOrderGain(timeConstant: s.magneticReferenceTimeConstant, samplePeriod: dt)
+                let k = referenceGain
                 candidateNorm += k * (currentNorm - candidateNorm)
                 candidateDip += k * (currentDip - candidateDip)
             } else {

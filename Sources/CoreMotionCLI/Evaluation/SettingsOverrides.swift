@@ -6,9 +6,10 @@ import MotionEngine
 enum SettingsOverrides {
     static var keys: [String: WritableKeyPath<FusionFilter.Settings, Double>] { [
         "accelerometerTimeConstant": \.accelerometerTimeConstant,
-        "accelerationRejection": \.accelerationRejection,
+        "correctionInterval": \.correctionInterval,
         "headingMeasurementNoise": \.headingMeasurementNoise,
         "headingOffsetNoise": \.headingOffsetNoise,
+        "headingRotationNoise": \.headingRotationNoise,
         "biasInitialSigma": \.biasInitialSigma,
         "magnetometerCalibrationWindow": \.magnetometerCalibrationWindow,
         "magnetometerCalibrationSpread": \.magnetometerCalibrationSpread,
@@ -26,6 +27,8 @@ enum SettingsOverrides {
         "restAccelerometerThreshold": \.restAccelerometerThreshold,
         "restMinimumTime": \.restMinimumTime,
         "magneticNormThreshold": \.magneticNormThreshold,
+        "magneticSoftNormScale": \.magneticSoftNormScale,
+        "magneticSoftDipScale": \.magneticSoftDipScale,
         "magneticDipThreshold": \.magneticDipThreshold,
         "magneticReferenceTimeConstant": \.magneticReferenceTimeConstant,
         "magneticMaximumRejectionTime": \.magneticMaximumRejectionTime,

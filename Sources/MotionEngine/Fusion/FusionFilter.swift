@@ -27,6 +27,16 @@ public struct FusionFilter: Sendable {
     var attitudeRowFilter1 = LowPassVector3()
     var attitudeRowFilter2 = LowPassVector3()
     var biasInEarthFilter = LowPassVector3()
+    /// Accelerometer samples (strapdown frame) and magnetometer samples averaged since the last correction.
+    var accelerometerSum = Vector3.zero
+    var accelerometerCount = 0
+    var accelerometerElapsed = 0.0
+    var magnetometerSum = Vector3.zero
+    var magnetometerCount = 0
+    var magnetometerElapsed = 0.0
+    /// Seconds since the last calibration sample and rest bias update.
+    var calibrationElapsed = 0.0
+    var restUpdateElapsed = 0.0
 
     /// The 6D attitude (`inclination ⊗ strapdown`), refreshed after every change of either.
     public private(set) var attitude6D = Quaternion.identity
@@ -57,6 +67,8 @@ public struct FusionFilter: Sendable {
         var biasDrift: Double
         var biasMaxVariance: Double
         var headingNoise: Double
+        /// Heading variance added per radian turned, rad²/rad.
+        var headingRotationNoise2: Double
         var headingMeasurementNoise2: Double
         /// σ⁴/q for the rest and motion bias measurements (divide by the interval for the variance).
         var restMeasurement: Double
@@ -69,6 +81,7 @@ public struct FusionFilter: Sendable {
             biasDrift = s.biasDriftSigma * s.biasDriftSigma / s.biasDriftInterval
             biasMaxVariance = s.biasInitialSigma * s.biasInitialSigma
             headingNoise = s.headingOffsetNoise * s.headingOffsetNoise
+            headingRotationNoise2 = s.headingRotationNoise * s.headingRotationNoise
             headingMeasurementNoise2 = s.headingMeasurementNoise * s.headingMeasurementNoise
             let q = max(biasDrift, 1e-30)
             restMeasurement = pow(s.biasRestSigma, 4) / q
@@ -171,11 +184,14 @@ public struct FusionFilter: Sendable {
             threshold: settings.restGyroThreshold, minimumTime: settings.restMinimumTime
         )
         biasEstimator.predict(
-            variancePerSecond: derived.biasDrift, headingNoise: derived.headingNoise,
+            variancePerSecond: derived.biasDrift,
+            headingNoise: derived.headingNoise + derived.headingRotationNoise2 * corrected.norm,
             up: upInDevice, interval: interval, maxVariance: derived.biasMaxVariance
         )
-        if settings.estimatesBiasAtRest && rest.isAtRest && !isGyroscopeSaturated {
-            let r = derived.restMeasurement / interval
+        restUpdateElapsed = rest.isAtRest ? restUpdateElapsed + interval : 0
+        if settings.estimatesBiasAtRest && rest.isAtRest && !isGyroscopeSaturated && restUpdateElapsed >= 0.0099 {
+            let r = derived.restMeasurement / restUpdateElapsed
+            restUpdateElapsed = 0
             let z = rest.filteredGyro
             biasEstimator.update(h: .unitX, z: z.x, variance: r)
             biasEstimator.update(h: .unitY, z: z.y, variance: r)
@@ -197,21 +213,25 @@ public struct FusionFilter: Sendable {
             acceleration, interval: interval, timeConstant: settings.restTimeConstant,
             threshold: settings.restAccelerometerThreshold
         )
+        // Apple's acceleration is minus the specific force: −a points up at rest. Samples are
+        // averaged in the strapdown frame over at least ``Settings/correctionInterval``; the
+        // correction runs on the averages (the low-pass that follows has a time constant of seconds).
+        accelerometerSum += strapdown.orientation.rotate(-acceleration)
+        accelerometerCount += 1
+        accelerometerElapsed += interval
+        guard accelerometerElapsed >= settings.correctionInterval else { return }
+        let period = accelerometerElapsed
+        let up = accelerometerSum / Double(accelerometerCount)
+        accelerometerSum = .zero
+        accelerometerCount = 0
+        accelerometerElapsed = 0
+
         let c: ButterworthCoefficients
-        if let cached = accelerometerCoefficients, cached.matches(samplePeriod: interval) {
+        if let cached = accelerometerCoefficients, cached.matches(samplePeriod: period) {
             c = cached
         } else {
-            c = ButterworthCoefficients(timeConstant: settings.accelerometerTimeConstant, samplePeriod: interval)
+            c = ButterworthCoefficients(timeConstant: settings.accelerometerTimeConstant, samplePeriod: period)
             accelerometerCoefficients = c
-        }
-        // Apple's acceleration is minus the specific force: −a points up at rest.
-        var up = strapdown.orientation.rotate(-acceleration)
-        if settings.accelerationRejection > 0 && inclination.filtered.isWarm {
-            // Strong motion: shrink this sample's innovation, which lengthens the time constant.
-            let deviation = (acceleration - rest.accelerometerFilter.value).normSquared
-            let s2 = settings.accelerationRejection * settings.accelerationRejection
-            let alpha = s2 / (s2 + deviation)
-            up = inclination.filtered.value + (up - inclination.filtered.value) * alpha
         }
         inclination.update(upInStrapdown: up, coefficients: c)
         refreshAttitude()
@@ -223,8 +243,8 @@ public struct FusionFilter: Sendable {
         let biasInEarth = biasInEarthFilter.filter(r6 * biasEstimator.bias, c)
         guard !rest.isAtRest, inclination.filtered.isWarm, !isGyroscopeSaturated else { return }
         // The correction turned the frame by lastStep; a bias error e tilts it by −R e per second.
-        let correctionRate = inclination.lastStep / interval
-        let r = derived.motionMeasurement / interval
+        let correctionRate = inclination.lastStep / period
+        let r = derived.motionMeasurement / period
         biasEstimator.update(h: row1, z: biasInEarth.x - correctionRate.x, variance: r)
         biasEstimator.update(h: row2, z: biasInEarth.y - correctionRate.y, variance: r)
         biasEstimator.clip(settings.biasLimit)
@@ -236,10 +256,24 @@ public struct FusionFilter: Sendable {
     public mutating func updateMagnetometer(_ field: Vector3, interval: Double) {
         guard field.isFinite, interval > 0, interval.isFinite else { return }
         guard field.normSquared > 1e-6 else { return }
-        let dt = min(interval, settings.maximumSampleInterval)
+        calibratedMagneticField = calibrator.calibration.apply(field)
+        hasMagnetometer = true
+        // Averaged over at least ``Settings/correctionInterval``, like the accelerometer.
+        magnetometerSum += field
+        magnetometerCount += 1
+        magnetometerElapsed += min(interval, settings.maximumSampleInterval)
+        guard magnetometerElapsed >= settings.correctionInterval else { return }
+        let dt = magnetometerElapsed
+        let field = magnetometerSum / Double(magnetometerCount)
+        magnetometerSum = .zero
+        magnetometerCount = 0
+        magnetometerElapsed = 0
         let q6 = attitude6D
-        if settings.estimatesMagnetometerCalibration {
-            calibrator.add(raw: field, up: upInDevice, interval: dt, window: settings.magnetometerCalibrationWindow)
+        calibrationElapsed += dt
+        if settings.estimatesMagnetometerCalibration && calibrationElapsed >= 0.0199 {
+            // Consecutive samples are nearly the same: 50 Hz is plenty for the calibration.
+            calibrator.add(raw: field, up: upInDevice, interval: calibrationElapsed, window: settings.magnetometerCalibrationWindow)
+            calibrationElapsed = 0
             let reference = disturbance.hasReference && calibrator.isVerified
                 ? (norm: disturbance.referenceNorm, dip: disturbance.referenceDip) : nil
             let revision = calibrator.revision
@@ -252,23 +286,27 @@ public struct FusionFilter: Sendable {
             }
         }
         let m = calibrator.calibration.apply(field)
-        calibratedMagneticField = m
-        hasMagnetometer = true
         let inEarth = q6.rotate(m)
-        disturbance.update(fieldInEarth: inEarth, interval: dt, rotationRate: rotationRate.norm, settings: settings)
-        let measurement = -atan2(inEarth.y, inEarth.x)
+        disturbance.update(fieldInEarth: inEarth, interval: dt, rotationRateSquared: rotationRate.normSquared, settings: settings)
         var variance = derived.headingMeasurementNoise2 / dt
         guard biasEstimator.hasHeading else {
-            biasEstimator.startHeading(measurement: measurement, variance: variance)
+            biasEstimator.startHeading(measurement: -atan2(inEarth.y, inEarth.x), variance: variance)
             refreshHeadingRotation()
             return
         }
         if disturbance.isDisturbed {
             guard disturbance.rejectionTime > settings.magneticMaximumRejectionTime else { return }
             variance *= derived.rejectionFactor2
+        } else if settings.magneticSoftNormScale > 0 {
+            // Within the band, a field that departs from the reference is trusted less.
+            variance *= 1 + disturbance.departure(normScale: settings.magneticSoftNormScale, dipScale: settings.magneticSoftDipScale)
         }
         let correctsBias = settings.magnetometerCorrectsBias && !disturbance.isDisturbed && calibrator.isVerified
-        biasEstimator.updateHeading(measurement: measurement, variance: variance, correctsBias: correctsBias)
+        // Innovation: the angle that still separates the field, turned by the current offset, from north.
+        let h = headingQuaternion
+        let c = h.w * h.w - h.z * h.z, sn = 2 * h.w * h.z
+        let north = c * inEarth.x - sn * inEarth.y, west = sn * inEarth.x + c * inEarth.y
+        biasEstimator.updateHeading(innovation: -smallAngleAtan2(west, north), variance: variance, correctsBias: correctsBias)
         biasEstimator.clip(settings.biasLimit)
         refreshHeadingRotation()
     }
@@ -284,6 +322,12 @@ public struct FusionFilter: Sendable {
     /// Recovers from a gap in the data: the attitude and bias are kept, the short-term filters start
     /// over so that the accelerometer and magnetometer re-converge as fast as at start.
     public mutating func restartAfterGap() {
+        accelerometerSum = .zero
+        accelerometerCount = 0
+        accelerometerElapsed = 0
+        magnetometerSum = .zero
+        magnetometerCount = 0
+        magnetometerElapsed = 0
         inclination.restartFilter()
         rest.reset()
         attitudeRowFilter1.reset()
@@ -291,6 +335,17 @@ public struct FusionFilter: Sendable {
         biasInEarthFilter.reset()
         biasEstimator.loosenHeading(variance: 0.1)
     }
+}
+
+/// `atan2(y, x)` with a series for the small angles of heading innovations (|y| < x/4: error
+/// below 3·10⁻⁸ rad), `atan2` otherwise.
+@inline(__always)
+func smallAngleAtan2(_ y: Double, _ x: Double) -> Double {
+    if x > 0 && abs(y) < 0.25 * x {
+        let r = y / x, r2 = r * r
+        return r * (1 - r2 * (1.0 / 3 - r2 * (1.0 / 5 - r2 * (1.0 / 7 - r2 / 9))))
+    }
+    return atan2(y, x)
 }
 
 extension FusionFilter {
@@ -311,7 +366,8 @@ extension FusionFilter {
         get { calibrator.calibration }
         set {
             calibrator.calibration = newValue
-            calibrator.isVerified = newValue.accuracy >= .medium
+            calibrator.isVerified = newValue.accuracy >= .low
+            calibrator.isEstimated = false
             disturbance = MagneticDisturbanceDetector()
         }
     }

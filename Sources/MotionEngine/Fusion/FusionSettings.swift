@@ -10,12 +10,17 @@ extension FusionFilter {
 
         /// Time constant of the accelerometer low-pass in the strapdown frame, seconds.
         public var accelerometerTimeConstant = 2.5
-        /// Accelerometer samples whose norm differs from 1 g by more than this (g) are not fed to the
-        /// inclination filter (0: all are used).
-        public var accelerationRejection = 0.0
+        /// Shortest interval between corrections, seconds: faster accelerometer and magnetometer
+        /// samples are averaged over it first (the gyroscope is integrated at its own rate).
+        public var correctionInterval = 0.0099
 
         // MARK: Heading (magnetometer)
 
+        /// Growth of the gyro-only heading's uncertainty with rotation (scale-factor and alignment
+        /// errors of the gyroscope), radians per √radian turned: the heading variance grows by its
+        /// square for every radian the device turns, so the magnetometer is followed more closely
+        /// during fast rotation.
+        public var headingRotationNoise = 0.005
         /// Noise density of the magnetometer's heading measurement, rad·√s (a sample of interval Δt
         /// has variance noise²/Δt). With ``headingOffsetNoise`` it sets how long the magnetometer is
         /// averaged: about noise / offsetNoise seconds.
@@ -100,6 +105,11 @@ extension FusionFilter {
         public var magneticMaximumRejectionTime = 60.0
         /// Slow-down of the heading correction after a long disturbance.
         public var magneticRejectionFactor = 2.0
+        /// Soft weighting of the heading measurement inside the band: its variance is multiplied by
+        /// 1 + (Δnorm/(scale·norm))² + (Δdip/dipScale)² (0: off).
+        public var magneticSoftNormScale = 0.02
+        /// Dip scale of the soft weighting, radians.
+        public var magneticSoftDipScale = 3 * degree
         /// Time a new homogeneous field must be seen, while rotating, before it replaces the reference, seconds.
         public var magneticNewFieldTime = 20.0
         /// The same for the first new field after start, seconds.

@@ -86,11 +86,10 @@ struct GyroBiasEstimator: Sendable {
         hasHeading = true
     }
 
-    /// One heading-offset measurement (rad) of variance `r`; with `correctsBias`, it also corrects
-    /// the bias through their covariance.
+    /// One heading-offset measurement given as its innovation (measurement − offset, rad) of
+    /// variance `r`; with `correctsBias`, it also corrects the bias through their covariance.
     @inline(__always)
-    mutating func updateHeading(measurement: Double, variance r: Double, correctsBias: Bool) {
-        let innovation = wrapAngle(measurement - headingOffset)
+    mutating func updateHeading(innovation: Double, variance r: Double, correctsBias: Bool) {
         let s = headingVariance + r
         guard s > 0, s.isFinite, innovation.isFinite else { return }
         let kd = headingVariance / s

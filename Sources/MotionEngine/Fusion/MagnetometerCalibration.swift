@@ -70,6 +70,8 @@ struct MagnetometerCalibrator: Sendable {
     var revision = 0
     /// Whether the current offset has been confirmed by data from several orientations (or adopted from it).
     var isVerified = false
+    /// Whether the current offset was estimated here (rather than given with the data or restored).
+    var isEstimated = false
     /// Number of small refinements of a confirmed offset.
     var refinements = 0
     /// The confirmed offset in use before the current one.
@@ -183,6 +185,7 @@ struct MagnetometerCalibrator: Sendable {
             if matchesEarth || !isVerified {
                 previousHardIron = current
                 calibration.hardIron = h
+                isEstimated = true
                 fieldNorm = f
                 revision += 1
                 isVerified = true
@@ -192,8 +195,11 @@ struct MagnetometerCalibrator: Sendable {
         }
         // Refinement: a confirmed offset that leaves a residual above the limit is moved a step
         // toward a clearly better nearby solution (no jump: a large change needs the rules above).
+        // An offset this filter estimated itself keeps being refined even below the limit (its first
+        // estimate comes from little rotation); one that came with the data only when above it.
         if !changed, isVerified, let (x, candidateResidual) = candidate, turnedAxes >= 2,
-           currentResidual > limit, candidateResidual < s.magnetometerCalibrationRefinement * currentResidual {
+           currentResidual > limit || isEstimated,
+           candidateResidual < s.magnetometerCalibrationRefinement * currentResidual {
             let h = Vector3(x[0], x[1], x[2])
             if (h - current).norm < 0.2 * max(fieldNorm, 1) {
                 calibration.hardIron = current + (h - current) * s.magnetometerCalibrationRefinementStep
@@ -214,6 +220,7 @@ struct MagnetometerCalibrator: Sendable {
 
     private mutating func updateAccuracy(residual: Double) {
         relativeResidual = fieldNorm > 0 ? residual / fieldNorm : 1
+        let current = calibration.accuracy
         let accuracy: MagnetometerCalibrationAccuracy
         if !isVerified {
             accuracy = .uncalibrated
@@ -222,9 +229,10 @@ struct MagnetometerCalibrator: Sendable {
         } else if turnedAxes == 3 && relativeResidual < 0.03 {
             accuracy = .high
         } else if turnedAxes >= 2 {
-            accuracy = .medium
+            accuracy = relativeResidual < 0.03 ? max(current, .medium) : .medium
         } else {
-            accuracy = max(.low, min(calibration.accuracy, .medium))
+            // No new evidence: keep what is known.
+            accuracy = max(current, .low)
         }
         calibration.accuracy = accuracy
     }

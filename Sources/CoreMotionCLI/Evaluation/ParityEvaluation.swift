@@ -104,7 +104,7 @@ enum ParityEvaluation {
                 if let j = nearest(appleTimes, t0 + 10, tolerance: 0.02),
                    let a = nearest(ourTimes, t0, tolerance: 0.006), let b = nearest(ourTimes, t0 + 10, tolerance: 0.02) {
                     let appleChange = att[i].value.conjugate * att[j].value
-                    let ourChange = ProcessInfo.processInfo.environment["PARITY6D"] != nil ? estimates[a].attitude6D.conjugate * estimates[b].attitude6D : estimates[a].attitude9D.conjugate * estimates[b].attitude9D
+                    let ourChange = estimates[a].attitude9D.conjugate * estimates[b].attitude9D
                     series.attitudeChangeErrors.append(ourChange.angle(to: appleChange) * 180 / Double.pi)
                 }
                 i += 5

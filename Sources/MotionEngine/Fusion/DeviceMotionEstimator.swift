@@ -208,10 +208,10 @@ public struct DeviceMotionEstimator: Sendable {
     }
 
     private func estimate(for s: TimedVector, stamp: Double, attitude q6: Quaternion, rate: Vector3) -> DeviceMotionEstimate {
-        let q9 = filter.headingRotation * q6
+        let q9 = product(filter.headingRotation, q6)
         let parts = exactPartition(s.value, gravity: gravity(of: q6))
         return DeviceMotionEstimate(
-            time: stamp, accelerometerTime: s.time, acceleration: s.value, attitude6D: q6, attitude9D: q9.normalizedFast,
+            time: stamp, accelerometerTime: s.time, acceleration: s.value, attitude6D: q6, attitude9D: q9,
             rotationRate: rate, gravity: parts.gravity, userAcceleration: parts.user,
             magneticField: filter.calibratedMagneticField, magneticFieldAccuracy: filter.magnetometerCalibrationAccuracy,
             gyroBias: filter.gyroBias, isAtRest: filter.isAtRest, isMagneticallyDisturbed: filter.isMagneticallyDisturbed,

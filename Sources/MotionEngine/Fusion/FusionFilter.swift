@@ -34,6 +34,9 @@ public struct FusionFilter: Sendable {
     var magnetometerSum = Vector3.zero
     var magnetometerCount = 0
     var magnetometerElapsed = 0.0
+    /// Gyro time (s) and rotation (rad) not yet applied to the covariance.
+    var pendingPrediction = 0.0
+    var pendingRotation = 0.0
     /// Seconds since the last calibration sample and rest bias update.
     var calibrationElapsed = 0.0
     var restUpdateElapsed = 0.0
@@ -48,8 +51,12 @@ public struct FusionFilter: Sendable {
 
     /// Latest bias-corrected rotation rate, rad/s, device axes.
     public private(set) var rotationRate = Vector3.zero
+    /// Latest raw magnetometer sample, µT.
+    private var lastMagnetometerField = Vector3.zero
     /// Latest calibrated magnetic field, µT, device axes.
-    public private(set) var calibratedMagneticField = Vector3.zero
+    public var calibratedMagneticField: Vector3 {
+        hasMagnetometer ? calibrator.calibration.apply(lastMagnetometerField) : .zero
+    }
     /// Whether any magnetometer sample has been used.
     public private(set) var hasMagnetometer = false
     /// Whether the last gyro sample was saturated.
@@ -96,7 +103,7 @@ public struct FusionFilter: Sendable {
 
     /// Attitude with magnetometer (device → magnetic north frame: x north, y west, z up). Equal to
     /// ``attitude6D`` until the first magnetometer sample.
-    public var attitude9D: Quaternion { (headingQuaternion * attitude6D).normalizedFast }
+    public var attitude9D: Quaternion { product(headingQuaternion, attitude6D) }
 
     /// Rotation about the vertical from the 6D earth frame to magnetic north, radians.
     public var headingOffset: Double { biasEstimator.headingOffset }
@@ -104,10 +111,24 @@ public struct FusionFilter: Sendable {
     /// `Rz(headingOffset)`: takes the 6D earth frame to the magnetic north frame.
     public var headingRotation: Quaternion { headingQuaternion }
 
+    /// Applies the covariance prediction accumulated over the gyro samples since the last one (run
+    /// at the correction rate and before every measurement: the covariance changes slowly).
+    @inline(__always)
+    private mutating func propagate() {
+        guard pendingPrediction > 0 else { return }
+        biasEstimator.predict(
+            variancePerSecond: derived.biasDrift,
+            headingVariance: derived.headingNoise * pendingPrediction + derived.headingRotationNoise2 * pendingRotation,
+            up: upInDevice, interval: pendingPrediction, maxVariance: derived.biasMaxVariance
+        )
+        pendingPrediction = 0
+        pendingRotation = 0
+    }
+
     /// Refreshes the cached 6D attitude.
     @inline(__always)
     private mutating func refreshAttitude() {
-        attitude6D = (inclination.correction * strapdown.orientation).normalizedFast
+        attitude6D = product(inclination.correction, strapdown.orientation)
     }
 
     /// Refreshes the cached `Rz(headingOffset)` (a small change is applied incrementally, without
@@ -118,7 +139,7 @@ public struct FusionFilter: Sendable {
         let delta = wrapAngle(offset - headingQuaternionOffset)
         if delta == 0 { return }
         if abs(delta) < 0.05 {
-            headingQuaternion = (headingQuaternion * GyroStrapdown.increment(Vector3(0, 0, delta))).normalizedFast
+            headingQuaternion = product(headingQuaternion, GyroStrapdown.increment(Vector3(0, 0, delta))).normalizedFast
         } else {
             headingQuaternion = Quaternion.aboutZ(offset)
         }
@@ -183,13 +204,12 @@ public struct FusionFilter: Sendable {
             rate, interval: interval, timeConstant: settings.restTimeConstant,
             threshold: settings.restGyroThreshold, minimumTime: settings.restMinimumTime
         )
-        biasEstimator.predict(
-            variancePerSecond: derived.biasDrift,
-            headingNoise: derived.headingNoise + derived.headingRotationNoise2 * corrected.norm,
-            up: upInDevice, interval: interval, maxVariance: derived.biasMaxVariance
-        )
+        pendingPrediction += interval
+        pendingRotation += corrected.norm * interval
+        if pendingPrediction >= settings.correctionInterval { propagate() }
         restUpdateElapsed = rest.isAtRest ? restUpdateElapsed + interval : 0
         if settings.estimatesBiasAtRest && rest.isAtRest && !isGyroscopeSaturated && restUpdateElapsed >= 0.0099 {
+            propagate()
             let r = derived.restMeasurement / restUpdateElapsed
             restUpdateElapsed = 0
             let z = rest.filteredGyro
@@ -216,7 +236,7 @@ public struct FusionFilter: Sendable {
         // Apple's acceleration is minus the specific force: −a points up at rest. Samples are
         // averaged in the strapdown frame over at least ``Settings/correctionInterval``; the
         // correction runs on the averages (the low-pass that follows has a time constant of seconds).
-        accelerometerSum += strapdown.orientation.rotate(-acceleration)
+        accelerometerSum += rotated(-acceleration, by: strapdown.orientation)
         accelerometerCount += 1
         accelerometerElapsed += interval
         guard accelerometerElapsed >= settings.correctionInterval else { return }
@@ -242,6 +262,7 @@ public struct FusionFilter: Sendable {
         let row2 = attitudeRowFilter2.filter(r6.row2, c)
         let biasInEarth = biasInEarthFilter.filter(r6 * biasEstimator.bias, c)
         guard !rest.isAtRest, inclination.filtered.isWarm, !isGyroscopeSaturated else { return }
+        propagate()
         // The correction turned the frame by lastStep; a bias error e tilts it by −R e per second.
         let correctionRate = inclination.lastStep / period
         let r = derived.motionMeasurement / period
@@ -256,7 +277,7 @@ public struct FusionFilter: Sendable {
     public mutating func updateMagnetometer(_ field: Vector3, interval: Double) {
         guard field.isFinite, interval > 0, interval.isFinite else { return }
         guard field.normSquared > 1e-6 else { return }
-        calibratedMagneticField = calibrator.calibration.apply(field)
+        lastMagnetometerField = field
         hasMagnetometer = true
         // Averaged over at least ``Settings/correctionInterval``, like the accelerometer.
         magnetometerSum += field
@@ -286,8 +307,9 @@ public struct FusionFilter: Sendable {
             }
         }
         let m = calibrator.calibration.apply(field)
-        let inEarth = q6.rotate(m)
+        let inEarth = rotated(m, by: q6)
         disturbance.update(fieldInEarth: inEarth, interval: dt, rotationRateSquared: rotationRate.normSquared, settings: settings)
+        propagate()
         var variance = derived.headingMeasurementNoise2 / dt
         guard biasEstimator.hasHeading else {
             biasEstimator.startHeading(measurement: -atan2(inEarth.y, inEarth.x), variance: variance)

@@ -35,16 +35,16 @@ struct GyroBiasEstimator: Sendable {
         covariance = Matrix3.diagonal(Vector3(1, 1, 1) * (initialSigma * initialSigma))
     }
 
-    /// Adds process noise: the bias may wander by `variancePerSecond` (rad/s)²/s, the offset by
-    /// `headingNoise` rad²/s; with a heading, propagates the link between the offset and the bias
-    /// error (`up` is the up vector in device axes).
+    /// Adds process noise over `dt` seconds: the bias may wander by `variancePerSecond`
+    /// (rad/s)²/s, the offset's variance grows by `headingVariance` rad²; with a heading, propagates
+    /// the link between the offset and the bias error (`up` is the up vector in device axes).
     @inline(__always)
-    mutating func predict(variancePerSecond q: Double, headingNoise: Double, up u: Vector3, interval dt: Double, maxVariance: Double) {
+    mutating func predict(variancePerSecond q: Double, headingVariance: Double, up u: Vector3, interval dt: Double, maxVariance: Double) {
         let add = q * dt
         if hasHeading {
             // Offset error follows −u·(bias error): F = [[1, −dt uᵀ], [0, I]].
             let pu = covariance * u
-            headingVariance += -2 * dt * u.dot(cross) + dt * dt * u.dot(pu) + headingNoise * dt
+            self.headingVariance += -2 * dt * u.dot(cross) + dt * dt * u.dot(pu) + headingVariance
             cross -= pu * dt
         }
         covariance.m11 = min(covariance.m11 + add, maxVariance)

@@ -63,10 +63,10 @@ let package = Package(
             swiftSettings: strict
         ),
         // Layer 6: Apple's names.
-        .target(name: "CoreMotion", dependencies: ["MotionService", "MotionSamples"], swiftSettings: strict),
+        .target(name: "CoreMotion", dependencies: ["MotionService", "MotionSamples", "MotionEngine"], swiftSettings: strict),
         .target(
             name: "CoreMotionTesting",
-            dependencies: ["CoreMotion", "MotionService", "MotionSamples", "MotionRecordings", "MotionSimulator"],
+            dependencies: ["CoreMotion", "MotionService", "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionHistory"],
             swiftSettings: strict
         ),
         // Layer 7: the `coremotion` tool.
@@ -90,7 +90,13 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
-        .testTarget(name: "MotionSimulatorTests", dependencies: ["MotionSimulator", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MotionSimulatorTests",
+            dependencies: [
+                "MotionSimulator", "MotionRecordings", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(name: "MotionIIOTests", dependencies: ["MotionIIO", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MotionEngineTests",
@@ -108,6 +114,8 @@ let package = Package(
             dependencies: ["CoreMotion", "CoreMotionTesting", "MotionService", "MotionRecordings", "TestSupport"],
             swiftSettings: strict
         ),
+        // An app's own test target: only `CoreMotion` and the testing product, as an app would use them.
+        .testTarget(name: "ExampleAppTests", dependencies: ["CoreMotion", "CoreMotionTesting"], swiftSettings: strict),
         .testTarget(
             name: "CoreMotionCLITests",
             dependencies: ["CoreMotionCLI", "TestSupport"],

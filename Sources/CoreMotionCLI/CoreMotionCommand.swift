@@ -15,8 +15,16 @@ struct CoreMotionCommand: AsyncParsableCommand {
 
     /// Every subcommand, in the order `--help` lists them. Add new commands here.
     static let allSubcommands: [any ParsableCommand.Type] = [
+        DemoCommand.self,
         InfoCommand.self,
         ReplayCommand.self,
+        RecordCommand.self,
+        SimulateCommand.self,
+        StepsCommand.self,
+        AltitudeCommand.self,
+        ActivityCommand.self, TrainActivityCommand.self,
+        DevicesCommand.self,
+        IIOEmulateCommand.self,
         FuseCommand.self,
         EvaluateCommand.self,
     ]

@@ -1,1 +1,13 @@
 @_exported import MotionSamples
+
+// MotionIIO: Linux Industrial I/O motion sensors as a `MotionDevice`.
+//
+// Folders:
+// - `Sysfs/`      reading and writing sysfs attributes (errno-aware), locale-independent numbers, errors
+// - `Discovery/`  finding accelerometer, gyroscope, magnetometer and pressure channels under a root
+// - `Scan/`       `scan_elements` type strings, scan layout, decoding of buffered scans
+// - `Conversion/` raw counts → Apple's axes and units (scale, offset, mount matrix, sign, units)
+// - `Capture/`    polled and buffered capture threads, timestamp clocks, loss and return
+// - `Emulation/`  fake sysfs trees with the layouts of real drivers, for tests and `coremotion iio-emulate`
+//
+// Entry point: `IIODevice.discover(root:)`. Design notes: docs/iio.md.

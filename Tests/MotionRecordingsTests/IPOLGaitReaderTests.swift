@@ -105,4 +105,27 @@ import TestSupport
         e = expectRecordingError { try RecordingReader.read(lb) }
         #expect(e?.column == "LeftFootEvents")
     }
+
+    /// Damaged copies of a real trial (AGPL data, copied to a temporary folder only).
+    @Test(.enabled(if: TestData.has("ipol-gait"), Comment(rawValue: TestData.skipNotice("ipol-gait"))))
+    func damagedCopiesOfARealTrial() throws {
+        let tmp = try TestData.temporaryDirectory("ipol-real")
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        let container = try RecordingContainer(TestData.url("ipol-gait/GaitData_lowerback_and_footevents.zip"))
+        let lb = tmp.appendingPathComponent("3-1_lb.txt")
+        try Data(try container.read("GaitData/3-1_lb.txt").bytes).write(to: lb)
+        try Data(try container.read("GaitData/3-1.json").bytes).write(to: tmp.appendingPathComponent("3-1.json"))
+        let whole = try RecordingReader.read(lb)
+        #expect(whole.accelerometer.count == 3269)
+        #expect(whole.reference.stepTotal == 39)
+        let c = try Corruptor(lb)
+        defer { c.remove() }
+        let r = try RecordingReader.read(try c.truncatedMidLine(), format: .ipolGait)
+        #expect(r.accelerometer.count == 3268)
+        #expect(r.notices(.truncatedLastLine).count == 1)
+        let e = expectRecordingError { try RecordingReader.read(try c.replacingField(line: 1000, field: 3, with: "4,88", separator: "\t", as: "comma"), format: .ipolGait) }
+        #expect(e?.line == 1001)
+        #expect(e?.column == "Acc_Z")
+    }
 }
+

@@ -53,7 +53,7 @@ func bitIdentical(_ a: Recording, _ b: Recording, sourceLocation: SourceLocation
         func random() -> Double {
             switch Int.random(in: 0..<10, using: &rng) {
             case 0: return Double(bitPattern: rng.next() & 0x7FEF_FFFF_FFFF_FFFF | (Bool.random(using: &rng) ? 1 << 63 : 0))
-            case 1: return [-0.0, 0.0, 5e-324, -2.2250738585072014e-308, 1.7976931348623157e308, 0.1, 1e-5, 123456789.123456789][Int.random(in: 0..<8, using: &rng)]
+            case 1: return [-0.0, 0.0, Double.leastNonzeroMagnitude, -2.2250738585072014e-308, 1.7976931348623157e308, 0.1, 1e-5, 123456789.123456789][Int.random(in: 0..<8, using: &rng)]
             default: return Double.random(in: -20...20, using: &rng)
             }
         }

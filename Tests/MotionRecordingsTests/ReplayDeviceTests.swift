@@ -48,18 +48,18 @@ final class Collected: @unchecked Sendable {
         let gotFast = Collected()
         fast.run([.gyroscope: 100], sink: { gotFast.add($0) }, events: { gotFast.add($0) })
         clock.advance(by: 0.25)
-        // The recording starts with a barometer sample at t = −0.3 s; 0.25 s of clock at 4× is source
-        // time −0.3 … 0.7 s, which holds the gyroscope samples at 0.005 + i/100 for i = 0 … 69.
-        #expect(gotFast.samples.count == 70)
+        // Playback starts at the first motion sample (t = 0.005 s; the barometer sample at −0.3 s plays
+        // at once): 0.25 s of clock at 4× is source time 0.005 … 1.005 s, gyroscope samples i = 0 … 100.
+        #expect(gotFast.samples.count == 101)
 
         let looping = try ReplayDevice.make(recording: recording, clock: clock, loop: true)
         let gotLoop = Collected()
         looping.run([.accelerometer: 100], sink: { gotLoop.add($0) }, events: { gotLoop.add($0) })
         clock.advance(by: 4.6)
-        // A pass is −0.3 … 1.495 s plus one 10 ms period = 1.805 s; in 4.6 s: two full passes of 150
-        // accelerometer samples and 0.99 s of the third (i = 0 … 68), and never an end.
+        // A pass is 0.005 … 1.495 s plus one 10 ms period = 1.5 s; in 4.6 s: three full passes of 150
+        // accelerometer samples and 0.1 s of the fourth (i = 0 … 10), and never an end.
         let times = gotLoop.samples.map(\.time)
-        #expect(gotLoop.samples.count == 150 + 150 + 69)
+        #expect(gotLoop.samples.count == 150 + 150 + 150 + 11)
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
         #expect(!gotLoop.events.contains(.endOfData))
     }

@@ -230,4 +230,33 @@ import TestSupport
         let e2 = expectRecordingError { try RecordingReader.read(copy.folder, format: .sensorLogger) }
         #expect(e2?.expected.contains("Metadata.csv") == true)
     }
+
+    /// Damaged copies of the real iPhone export (GPL: copied to a temporary folder only, never kept).
+    @Test(.enabled(if: TestData.has("iphone13-walk-sensorlogger"), Comment(rawValue: TestData.skipNotice("iphone13-walk-sensorlogger"))))
+    func damagedCopiesOfTheIPhoneExport() throws {
+        let copy = try FolderCopy(TestData.url("iphone13-walk-sensorlogger"))
+        defer { copy.remove() }
+        // Read-only source files stay read-only in the copy: make them writable.
+        for name in try FileManager.default.contentsOfDirectory(atPath: copy.folder.path) {
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: copy.url(name).path)
+        }
+        try copy.rewrite("GyroscopeUncalibrated.csv") { String($0.dropLast(25)) }
+        try copy.rewriteLines("Gravity.csv") { lines in
+            var l = lines
+            var f = l[500].split(separator: ",").map(String.init); f[3] = "nan"; l[500] = f.joined(separator: ",")
+            l.swapAt(600, 601)
+            return l
+        }
+        let r = try RecordingReader.read(copy.folder)
+        #expect(r.gyroscope.count == 9200)
+        #expect(r.notices(.truncatedLastLine).first?.file.hasSuffix("GyroscopeUncalibrated.csv") == true)
+        #expect(r.reference.gravity.count == 9197)  // 9,199 − the NaN row − the row out of order
+        #expect(r.notices(.nonFinite).first?.line == 501)
+        #expect(r.notices(.outOfOrder).first?.line == 602)
+        try copy.rewriteLines("Barometer.csv") { lines in var l = lines; l[10] = l[10].replacingOccurrences(of: ",10", with: ",1O"); return l }
+        let e = expectRecordingError { try RecordingReader.read(copy.folder) }
+        #expect(e?.line == 11)
+        #expect(e?.column == "pressure")
+    }
 }
+

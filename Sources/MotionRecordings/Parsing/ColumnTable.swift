@@ -71,11 +71,15 @@ struct ColumnTable {
             table.values.reserveCapacity(estimate * columns.count)
             table.lines.reserveCapacity(estimate)
             var policy = StreamPolicy(file: file.name, stream: stream, timeColumn: timeName)
-            var row = [Double](repeating: 0, count: columns.count)
+            let width = columns.count
+            // Values go straight into the table; a row the policy rejects is taken back out.
+            // Names are only touched on the error path (no String traffic per field).
+            let keepNonFinite = (0..<width).map { allowNonFinite.contains($0) }
             while rows.next() {
-                if rows.isBlankLine { continue }
+                if !rows.startsLikeNumber && rows.isBlankLine { continue }
                 let t: Double
                 var finite = true
+                let mark = table.values.count
                 do {
                     try rows.require(fields: needed, file.name)
                     switch time {
@@ -88,12 +92,18 @@ struct ColumnTable {
                             throw rows.fail(file.name, field: timeIndex, column: timeName, expected: "an integer time in nanoseconds")
                         }
                     case .seconds(_, let origin):
-                        t = try rows.number(timeIndex, file.name, timeName) - origin
+                        guard let seconds = rows.double(timeIndex) else {
+                            throw rows.fail(file.name, field: timeIndex, column: timeName, expected: "a number")
+                        }
+                        t = seconds - origin
                     }
-                    for k in 0..<columns.count {
-                        let v = try rows.number(index[k], file.name, columns[k])
-                        if !v.isFinite && !allowNonFinite.contains(k) { finite = false }
-                        row[k] = v
+                    for k in 0..<width {
+                        guard let v = rows.double(index[k]) else {
+                            table.values.removeSubrange(mark...)
+                            throw rows.fail(file.name, field: index[k], column: columns[k], expected: "a number")
+                        }
+                        if !v.isFinite && !keepNonFinite[k] { finite = false }
+                        table.values.append(v)
                     }
                 } catch let cut as TruncatedLastLine {
                     notices.append(.truncated(file.name, line: cut.line))
@@ -101,8 +111,9 @@ struct ColumnTable {
                 }
                 if policy.admit(time: t, finite: finite, line: rows.line) {
                     table.times.append(t)
-                    table.values.append(contentsOf: row)
                     table.lines.append(Int32(truncatingIfNeeded: rows.line))
+                } else {
+                    table.values.removeSubrange(mark...)
                 }
             }
             notices += try policy.finish()

@@ -91,8 +91,15 @@ struct DelimitedRows {
         var fieldStart = i
         var inQuotes = false
         var quoted = false
+        // Bytes above both the separator and the quote (digits, letters, `.`, `-` for `,`-separated
+        // text) can neither end a field nor a line: they are skipped with one comparison.
+        let ordinaryAbove = max(separator, 0x22)
         while i < count {
             let c = base[i]
+            if c > ordinaryAbove {
+                i += 1
+                continue
+            }
             if c == 0x22 {  // "
                 if i == fieldStart && !inQuotes {
                     inQuotes = true
@@ -139,6 +146,15 @@ struct DelimitedRows {
             ends.append(e)
         }
         fieldCount += 1
+    }
+
+    /// True when the current line starts with a digit, a sign or a point: then it is neither blank
+    /// nor a comment (a cheap test before ``isBlankLine`` on hot paths).
+    @inline(__always)
+    var startsLikeNumber: Bool {
+        guard rowStart < rowEnd else { return false }
+        let c = base[rowStart]
+        return (c &- 0x30) <= 9 || c == 0x2D || c == 0x2B || c == 0x2E
     }
 
     /// True when the current line holds only white space.

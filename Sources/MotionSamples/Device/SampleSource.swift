@@ -12,6 +12,12 @@ public protocol SampleSource: Sendable {
     mutating func next() -> SensorSample?
     /// Starts over from the first sample (used by `loop`).
     mutating func rewind()
+    /// The source time that plays at the moment the device is made; `nil` means the first sample's.
+    var startTime: Double? { get }
+}
+
+extension SampleSource {
+    public var startTime: Double? { nil }
 }
 
 /// Merges the per-sensor arrays of a ``Recording`` into one time-ordered stream.
@@ -19,6 +25,9 @@ public struct RecordingSource: SampleSource {
     private let streams: [[SensorSample]]
     private var cursors: [Int]
     public let sensors: [SensorKind: SensorDescription]
+    /// The first motion-sensor (accelerometer, gyroscope, magnetometer) sample time: a recording starts
+    /// playing with its motion data, even when a slower sensor (a barometer) logged earlier.
+    public let startTime: Double?
 
     /// - Parameter recording: the recording; its sensors' nominal rates are measured from the
     ///   median sample interval.
@@ -36,6 +45,8 @@ public struct RecordingSource: SampleSource {
         self.streams = streams
         self.cursors = Array(repeating: 0, count: streams.count)
         self.sensors = sensors
+        let motionStarts = [SensorKind.accelerometer, .gyroscope, .magnetometer].compactMap { recording.times(of: $0).first }
+        self.startTime = motionStarts.min()
     }
 
     /// Rate from the median interval of `times` (Hz); 1 Hz for fewer than two samples.

@@ -3,7 +3,8 @@ import Foundation
 /// A device that plays a ``SampleSource`` against a clock: the replay and simulator devices.
 ///
 /// Source time `t` is delivered at clock time `origin + (t − t₀) / speed`, where `origin` is the
-/// clock's time when the device was made and `t₀` the source's first sample time: a recording
+/// clock's time when the device was made and `t₀` the source's start time (its first motion sample;
+/// samples logged earlier by a slower sensor play at once): a recording
 /// starts playing when the process starts, whether or not anyone listens, as the world does for a
 /// real sensor. Only the sensors asked for are delivered.
 ///
@@ -43,13 +44,20 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
         precondition(speed > 0 && speed.isFinite, "speed must be positive")
         self.name = name
         self.clock = clock
-        self.sensors = source.sensors
+        // Rates as seen on the clock: a recording played twice as fast delivers twice as often.
+        self.sensors = source.sensors.mapValues { d in
+            var scaled = d
+            scaled.minimumRate *= speed
+            scaled.maximumRate *= speed
+            scaled.availableRates = d.availableRates?.map { $0 * speed }
+            return scaled
+        }
         self.speed = speed
         self.loop = loop
         self.source = source
         self.origin = clock.now
         self.pending = self.source.next()
-        self.sourceStart = pending?.time
+        self.sourceStart = source.startTime ?? pending?.time
         if let virtual = clock as? VirtualClock {
             observerToken = virtual.addObserver { [weak self] t in self?.emitDue(until: t) }
         }
@@ -108,7 +116,7 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
         let last = pending
         pending = source.next()
         if pending == nil, loop, let last, let start = sourceStart {
-            let period = sensors.values.map(\.minimumInterval).min() ?? 0.01
+            let period = (sensors.values.map(\.minimumInterval).min() ?? 0.01) * speed
             loopSpan = last.time - start + period
             loopOffset += loopSpan
             source.rewind()

@@ -102,12 +102,10 @@ enum BROADReader: FormatReader {
             while rows.next() {
                 if rows.isBlankLine { continue }
                 if rows.lineStarts(with: 0x23) {
-                    let line = rows.lineText
-                    if line.hasPrefix("# BROAD trial") {
-                        let full = String(decoding: UnsafeBufferPointer(start: rows.base + rows.rowStart, count: rows.rowEnd - rows.rowStart), as: UTF8.self)
+                    let full = String(decoding: UnsafeBufferPointer(start: rows.base + rows.rowStart, count: rows.rowEnd - rows.rowStart), as: UTF8.self)
+                    if full.hasPrefix("# BROAD trial") {
                         metadata.properties.merge(commentProperties(full)) { $1 }
                     }
-                    let full = String(decoding: UnsafeBufferPointer(start: rows.base + rows.rowStart, count: rows.rowEnd - rows.rowStart), as: UTF8.self)
                     try checkUnits(full, file: file.name, line: rows.line)
                     if let rate = samplingRate(full) { metadata.properties["samplingRate"] = rate }
                     if full.hasPrefix("# source:") {

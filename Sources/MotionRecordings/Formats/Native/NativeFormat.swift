@@ -46,6 +46,33 @@ enum NativeFormat {
         var bytes: [UInt8] { Array(rawValue.utf8) }
     }
 
+    /// Column names of the value fields, for errors.
+    static let valueColumns = ["x", "y", "z", "w", "scored", "6"]
+    /// ``Kind/valueCount`` by index in `Kind.allCases`.
+    static let valueCounts = Kind.allCases.map(\.valueCount)
+    /// Index of ``Kind/activity`` in `Kind.allCases`.
+    static let activityIndex = Kind.allCases.firstIndex(of: .activity)!
+    /// The bytes of each kind's name, by index in `Kind.allCases`.
+    static let kindBytes = Kind.allCases.map(\.bytes)
+
+    /// The index in `Kind.allCases` of the kind spelled by `length` bytes at `p`, without making a
+    /// String: the four raw sensors are told apart by length and first letter.
+    @inline(__always)
+    static func kindIndex(_ p: UnsafePointer<UInt8>, _ length: Int) -> Int? {
+        switch (length, length > 0 ? p[0] : 0) {
+        case (13, 0x61): if memcmp(p, "accelerometer", 13) == 0 { return 0 }  // accelerometer
+        case (9, 0x67): if memcmp(p, "gyroscope", 9) == 0 { return 1 }
+        case (12, 0x6D): if memcmp(p, "magnetometer", 12) == 0 { return 2 }
+        case (9, 0x62): if memcmp(p, "barometer", 9) == 0 { return 3 }
+        default: break
+        }
+        guard length > 4, p[0] == 0x72 else { return nil }  // "ref.…"
+        for (i, bytes) in kindBytes.enumerated() where i > 3 && bytes.count == length {
+            if bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, p, length) == 0 }) { return i }
+        }
+        return nil
+    }
+
     /// Escapes a header value so it stays on one line: `\` → `\\`, newline → `\n`.
     static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")

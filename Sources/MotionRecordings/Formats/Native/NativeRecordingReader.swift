@@ -78,91 +78,95 @@ enum NativeRecordingReader: FormatReader {
             let estimate = max(16, (buffer.count - rows.position) / 60)
             recording.accelerometer.reserveCapacity(estimate)
             recording.gyroscope.reserveCapacity(estimate / 2)
-            var policies: [NativeFormat.Kind: StreamPolicy] = [:]
-            for kind in NativeFormat.Kind.allCases { policies[kind] = StreamPolicy(file: file.name, stream: kind.rawValue) }
-            // Kinds by their first byte and length, to find a row's kind without making a String.
-            let kinds = NativeFormat.Kind.allCases.map { ($0, $0.bytes) }
+            // One policy per kind, indexed by the kind's position in `allCases`.
+            let allKinds = NativeFormat.Kind.allCases
+            let valueCounts = NativeFormat.valueCounts
+            let fileName = file.name
+            var policies = allKinds.map { StreamPolicy(file: fileName, stream: $0.rawValue) }
             var unknown: [String: (Int, Int)] = [:]
-            var values = [Double](repeating: 0, count: 6)
+            // Scalars, not an array: no uniqueness check on every store in the hot loop.
+            var v0 = 0.0, v1 = 0.0, v2 = 0.0, v3 = 0.0, v4 = 0.0
             rowLoop: while rows.next() {
-                if rows.isBlankLine || rows.lineStarts(with: 0x23) { continue }
+                if !rows.startsLikeNumber && (rows.isBlankLine || rows.lineStarts(with: 0x23)) { continue }
                 let line = rows.line
-                let kind: NativeFormat.Kind
+                let kindIndex: Int
                 let t: Double
                 do {
-                    try rows.require(fields: 2, file.name)
-                    t = try rows.number(0, file.name, "time")
-                    let start = rows.starts[1]
-                    let length = rows.ends[1] - start
-                    guard let found = kinds.first(where: { k in
-                        k.1.count == length && k.1.withUnsafeBufferPointer { memcmp($0.baseAddress!, rows.base + start, length) == 0 }
-                    }) else {
+                    try rows.require(fields: 2, fileName)
+                    t = try rows.number(0, fileName, "time")
+                    guard let found = NativeFormat.kindIndex(rows.base + rows.starts[1], rows.ends[1] - rows.starts[1]) else {
                         let name = rows.string(1)
                         if name.hasPrefix("ref.") || name.hasPrefix("x-") {
                             // A later version's extra stream: skipped and reported, never fatal.
                             unknown[name, default: (line, 0)].1 += 1
                             continue rowLoop
                         }
-                        throw rows.fail(file.name, field: 1, column: "sensor", expected: "a sensor (accelerometer, gyroscope, magnetometer, barometer) or a ref.* stream")
+                        throw rows.fail(fileName, field: 1, column: "sensor", expected: "a sensor (accelerometer, gyroscope, magnetometer, barometer) or a ref.* stream")
                     }
-                    kind = found.0
-                    let n = kind.valueCount
-                    try rows.require(fields: 2 + n, file.name)
-                    for k in 0..<n where kind != .activity {
-                        values[k] = try rows.number(2 + k, file.name, ["x", "y", "z", "w", "scored"][min(k, 4)])
+                    kindIndex = found
+                    let n = valueCounts[found]
+                    try rows.require(fields: 2 + n, fileName)
+                    if found != NativeFormat.activityIndex {
+                        if n > 0 { v0 = try rows.number(2, fileName, "x") }
+                        if n > 1 { v1 = try rows.number(3, fileName, "y") }
+                        if n > 2 { v2 = try rows.number(4, fileName, "z") }
+                        if n > 3 { v3 = try rows.number(5, fileName, "w") }
+                        if n > 4 { v4 = try rows.number(6, fileName, "scored") }
                     }
                 } catch let cut as TruncatedLastLine {
-                    notices.append(.truncated(file.name, line: cut.line))
+                    notices.append(.truncated(fileName, line: cut.line))
                     break
                 }
+                let kind = allKinds[kindIndex]
                 var finite = true
-                if !kind.keepsNonFinite {
-                    for k in 0..<kind.valueCount where kind != .activity && !values[k].isFinite { finite = false }
+                if !kind.keepsNonFinite && kind != .activity {
+                    let n = valueCounts[kindIndex]
+                    finite = (n < 1 || v0.isFinite) && (n < 2 || v1.isFinite) && (n < 3 || v2.isFinite) && (n < 4 || v3.isFinite) && (n < 5 || v4.isFinite)
                 }
-                guard policies[kind]!.admit(time: t, finite: finite, line: line) else { continue }
+                guard policies[kindIndex].admit(time: t, finite: finite, line: line) else { continue }
                 switch kind {
-                case .accelerometer: recording.accelerometer.append(TimedVector(time: t, value: Vector3(values[0], values[1], values[2])))
-                case .gyroscope: recording.gyroscope.append(TimedVector(time: t, value: Vector3(values[0], values[1], values[2])))
-                case .magnetometer: recording.magnetometer.append(TimedVector(time: t, value: Vector3(values[0], values[1], values[2])))
+                case .accelerometer: recording.accelerometer.append(TimedVector(time: t, value: Vector3(v0, v1, v2)))
+                case .gyroscope: recording.gyroscope.append(TimedVector(time: t, value: Vector3(v0, v1, v2)))
+                case .magnetometer: recording.magnetometer.append(TimedVector(time: t, value: Vector3(v0, v1, v2)))
                 case .barometer:
                     var celsius: Double?
                     if rows.fieldCount > 3 && !rows.isEmpty(3) {
                         guard let c = rows.double(3) else {
-                            if !rows.terminated { notices.append(.truncated(file.name, line: line)); break rowLoop }
-                            throw rows.fail(file.name, field: 3, column: "y (°C)", expected: "a temperature in °C or nothing")
+                            if !rows.terminated { notices.append(.truncated(fileName, line: line)); break rowLoop }
+                            throw rows.fail(fileName, field: 3, column: "y (°C)", expected: "a temperature in °C or nothing")
                         }
                         celsius = c
                     }
-                    recording.barometer.append(PressureReading(time: t, kilopascals: values[0], celsius: celsius))
-                case .attitude: reference.attitude.append(TimedQuaternion(time: t, value: Quaternion(w: values[0], x: values[1], y: values[2], z: values[3])))
-                case .gravity: reference.gravity.append(TimedVector(time: t, value: Vector3(values[0], values[1], values[2])))
-                case .userAcceleration: reference.userAcceleration.append(TimedVector(time: t, value: Vector3(values[0], values[1], values[2])))
-                case .rotationRate: reference.rotationRate.append(TimedVector(time: t, value: Vector3(values[0], values[1], values[2])))
-                case .calibratedMagneticField: reference.calibratedMagneticField.append(TimedVector(time: t, value: Vector3(values[0], values[1], values[2])))
-                case .heading: reference.heading.append(TimedScalar(time: t, value: values[0]))
-                case .steps: reference.cumulativeSteps.append(TimedScalar(time: t, value: values[0]))
-                case .relativeAltitude: reference.relativeAltitude.append(TimedScalar(time: t, value: values[0]))
+                    recording.barometer.append(PressureReading(time: t, kilopascals: v0, celsius: celsius))
+                case .attitude: reference.attitude.append(TimedQuaternion(time: t, value: Quaternion(w: v0, x: v1, y: v2, z: v3)))
+                case .gravity: reference.gravity.append(TimedVector(time: t, value: Vector3(v0, v1, v2)))
+                case .userAcceleration: reference.userAcceleration.append(TimedVector(time: t, value: Vector3(v0, v1, v2)))
+                case .rotationRate: reference.rotationRate.append(TimedVector(time: t, value: Vector3(v0, v1, v2)))
+                case .calibratedMagneticField: reference.calibratedMagneticField.append(TimedVector(time: t, value: Vector3(v0, v1, v2)))
+                case .heading: reference.heading.append(TimedScalar(time: t, value: v0))
+                case .steps: reference.cumulativeSteps.append(TimedScalar(time: t, value: v0))
+                case .relativeAltitude: reference.relativeAltitude.append(TimedScalar(time: t, value: v0))
                 case .activity: reference.activity.append(TimedLabel(time: t, label: rows.string(2).replacingOccurrences(of: "\"\"", with: "\"")))
                 case .truth:
-                    guard values[4] == 0 || values[4] == 1 else {
-                        throw RecordingError(file: file.name, line: line, column: "scored", expected: "0 or 1", found: rows.fieldText(6))
+                    guard v4 == 0 || v4 == 1 else {
+                        throw RecordingError(file: fileName, line: line, column: "scored", expected: "0 or 1", found: rows.fieldText(6))
                     }
-                    reference.truthAttitude.append(TimedQuaternion(time: t, value: Quaternion(w: values[0], x: values[1], y: values[2], z: values[3])))
-                    reference.truthScored.append(values[4] == 1)
+                    reference.truthAttitude.append(TimedQuaternion(time: t, value: Quaternion(w: v0, x: v1, y: v2, z: v3)))
+                    reference.truthScored.append(v4 == 1)
                 case .step: reference.stepTimes.append(t)
                 case .location:
                     var altitude: Double?
                     if rows.fieldCount > 4 && !rows.isEmpty(4) {
                         guard let a = rows.double(4) else {
-                            if !rows.terminated { notices.append(.truncated(file.name, line: line)); break rowLoop }
-                            throw rows.fail(file.name, field: 4, column: "altitude", expected: "an altitude in m or nothing")
+                            if !rows.terminated { notices.append(.truncated(fileName, line: line)); break rowLoop }
+                            throw rows.fail(fileName, field: 4, column: "altitude", expected: "an altitude in m or nothing")
                         }
                         altitude = a
                     }
-                    reference.location.append(TimedLocation(time: t, latitude: values[0], longitude: values[1], altitude: altitude))
+                    reference.location.append(TimedLocation(time: t, latitude: v0, longitude: v1, altitude: altitude))
                 }
             }
-            for kind in NativeFormat.Kind.allCases { notices += try policies[kind]!.finish() }
+            for policy in policies { notices += try policy.finish() }
             for (name, info) in unknown.sorted(by: { $0.key < $1.key }) {
                 notices.append(RecordingNotice(kind: .other, file: file.name, line: info.0, count: info.1, message: "skipped \(info.1) row\(info.1 == 1 ? "" : "s") of the unknown stream '\(name)'"))
             }

@@ -1,0 +1,130 @@
+import Foundation
+import MotionEngine
+import MotionService
+
+/// Altitude from the barometer: relative to the first update, every second; and absolute when a
+/// reference is configured (`COREMOTION_SEA_LEVEL_PRESSURE=kPa` or `COREMOTION_ALTITUDE=metres`).
+open class CMAltimeter: NSObject, @unchecked Sendable {
+    let service: MotionService
+    private let lock = NSLock()
+    private var relative: (AltimeterClient, QueueDelivery<AltimeterUpdate>)?
+    private var absolute: (AltimeterClient, QueueDelivery<AltimeterUpdate>)?
+
+    public override init() {
+        service = MotionService.current
+        super.init()
+    }
+
+    deinit {
+        stopRelativeAltitudeUpdates()
+        stopAbsoluteAltitudeUpdates()
+    }
+
+    /// Whether relative altitude is available: the device needs a barometer.
+    open class func isRelativeAltitudeAvailable() -> Bool { MotionService.current.has(.barometer) }
+    /// Whether absolute altitude is available: a barometer and a configured reference.
+    open class func isAbsoluteAltitudeAvailable() -> Bool { MotionService.current.isAbsoluteAltitudeAvailable }
+    /// Authorization (see the README's authorization policy; `.authorized` by default).
+    open class func authorizationStatus() -> CMAuthorizationStatus { Authorization.status }
+
+    /// Starts relative-altitude updates on `queue`: the first update is the reference (0 m), then one a
+    /// second, whether or not the altitude changed. No effect without a barometer; a second call replaces
+    /// the queue and handler.
+    open func startRelativeAltitudeUpdates(to queue: OperationQueue, withHandler handler: @escaping CMAltitudeHandler) {
+        stopRelativeAltitudeUpdates()
+        guard service.has(.barometer) else { return }
+        let box = UncheckedBox(handler)
+        guard Authorization.allowsData else {
+            queue.addOperation { box.value(nil, CMErrorNotAuthorized.error("motion data is not authorized (COREMOTION_AUTHORIZATION)")) }
+            return
+        }
+        let delivery = QueueDelivery<AltimeterUpdate>(queue: queue, label: "altitude") { update in
+            if case .relative(let data) = update { box.value(data, nil) }
+        }
+        service.track(delivery)
+        guard let client = service.startAltitudeUpdates(absolute: false, receive: { u in
+            delivery.deliver(.relative(CMAltitudeData(relativeAltitude: u.relativeAltitude, pressure: u.pressure, timestamp: u.time)))
+        }) else { return }
+        lock.lock()
+        relative = (client, delivery)
+        lock.unlock()
+    }
+
+    /// Stops relative-altitude updates.
+    open func stopRelativeAltitudeUpdates() {
+        lock.lock()
+        let running = relative
+        relative = nil
+        lock.unlock()
+        if let (client, delivery) = running {
+            service.stopAltitudeUpdates(client)
+            delivery.cancel()
+            service.untrack(delivery)
+        }
+    }
+
+    /// Starts absolute-altitude updates on `queue`, delivered when the altitude changes by at least the
+    /// reported precision. Without a reference (or a barometer) the handler gets `CMErrorNotAvailable`
+    /// once.
+    open func startAbsoluteAltitudeUpdates(to queue: OperationQueue, withHandler handler: @escaping CMAbsoluteAltitudeHandler) {
+        stopAbsoluteAltitudeUpdates()
+        let box = UncheckedBox(handler)
+        guard service.isAbsoluteAltitudeAvailable else {
+            queue.addOperation {
+                box.value(nil, CMErrorNotAvailable.error(
+                    "absolute altitude needs a barometer and a reference: set COREMOTION_SEA_LEVEL_PRESSURE (kPa) or COREMOTION_ALTITUDE (m)"))
+            }
+            return
+        }
+        guard Authorization.allowsData else {
+            queue.addOperation { box.value(nil, CMErrorNotAuthorized.error("motion data is not authorized (COREMOTION_AUTHORIZATION)")) }
+            return
+        }
+        let delivery = QueueDelivery<AltimeterUpdate>(queue: queue, label: "absolute altitude") { update in
+            if case .absolute(let data) = update { box.value(data, nil) }
+        }
+        service.track(delivery)
+        let last = LastValue()
+        guard let client = service.startAltitudeUpdates(absolute: true, receive: { u in
+            guard let a = u.absolute, last.changed(a.altitude, by: a.precision) else { return }
+            delivery.deliver(.absolute(CMAbsoluteAltitudeData(altitude: a.altitude, accuracy: a.accuracy, precision: a.precision, timestamp: u.time)))
+        }) else { return }
+        lock.lock()
+        absolute = (client, delivery)
+        lock.unlock()
+    }
+
+    /// Stops absolute-altitude updates.
+    open func stopAbsoluteAltitudeUpdates() {
+        lock.lock()
+        let running = absolute
+        absolute = nil
+        lock.unlock()
+        if let (client, delivery) = running {
+            service.stopAltitudeUpdates(client)
+            delivery.cancel()
+            service.untrack(delivery)
+        }
+    }
+}
+
+/// Altitude data for the app's handler.
+enum AltimeterUpdate: @unchecked Sendable {
+    case relative(CMAltitudeData)
+    case absolute(CMAbsoluteAltitudeData)
+}
+
+/// The last delivered value, to deliver absolute altitude only when it changes.
+final class LastValue: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Double?
+
+    /// Whether `new` differs from the last delivered value by at least `step` (always for the first).
+    func changed(_ new: Double, by step: Double) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if let value, abs(new - value) < max(step, 1e-9) { return false }
+        value = new
+        return true
+    }
+}

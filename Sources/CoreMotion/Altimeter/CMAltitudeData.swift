@@ -1,0 +1,153 @@
+import Foundation
+
+/// A change in relative altitude, from the barometer.
+open class CMAltitudeData: CMLogItem, @unchecked Sendable {
+    let storedRelativeAltitude: NSNumber
+    let storedPressure: NSNumber
+
+    /// Change in altitude since the first update of this session, metres.
+    open var relativeAltitude: NSNumber { storedRelativeAltitude }
+    /// Recorded pressure, kilopascals.
+    open var pressure: NSNumber { storedPressure }
+
+    public override init() {
+        storedRelativeAltitude = 0
+        storedPressure = 0
+        super.init()
+    }
+
+    init(relativeAltitude: Double, pressure: Double, timestamp: TimeInterval) {
+        storedRelativeAltitude = NSNumber(value: relativeAltitude)
+        storedPressure = NSNumber(value: pressure)
+        super.init(timestamp: timestamp)
+    }
+
+    open override func encode(with coder: NSCoder) {
+        super.encode(with: coder)
+        coder.encode(storedRelativeAltitude.doubleValue, forKey: "relativeAltitude")
+        coder.encode(storedPressure.doubleValue, forKey: "pressure")
+    }
+
+    public required init?(coder: NSCoder) {
+        storedRelativeAltitude = NSNumber(value: coder.decodeDouble(forKey: "relativeAltitude"))
+        storedPressure = NSNumber(value: coder.decodeDouble(forKey: "pressure"))
+        super.init(coder: coder)
+    }
+}
+
+/// Altitude above sea level.
+open class CMAbsoluteAltitudeData: CMLogItem, @unchecked Sendable {
+    let storedAltitude: Double
+    let storedAccuracy: Double
+    let storedPrecision: Double
+
+    /// Altitude above sea level, metres.
+    open var altitude: Double { storedAltitude }
+    /// Estimated uncertainty (one standard deviation), metres.
+    open var accuracy: Double { storedAccuracy }
+    /// Recommended resolution for display and use, metres.
+    open var precision: Double { storedPrecision }
+
+    public override init() {
+        storedAltitude = 0
+        storedAccuracy = -1
+        storedPrecision = -1
+        super.init()
+    }
+
+    init(altitude: Double, accuracy: Double, precision: Double, timestamp: TimeInterval) {
+        storedAltitude = altitude
+        storedAccuracy = accuracy
+        storedPrecision = precision
+        super.init(timestamp: timestamp)
+    }
+
+    open override func encode(with coder: NSCoder) {
+        super.encode(with: coder)
+        coder.encode(storedAltitude, forKey: "altitude")
+        coder.encode(storedAccuracy, forKey: "accuracy")
+        coder.encode(storedPrecision, forKey: "precision")
+    }
+
+    public required init?(coder: NSCoder) {
+        storedAltitude = coder.decodeDouble(forKey: "altitude")
+        storedAccuracy = coder.decodeDouble(forKey: "accuracy")
+        storedPrecision = coder.decodeDouble(forKey: "precision")
+        super.init(coder: coder)
+    }
+}
+
+/// Ambient pressure and temperature.
+open class CMAmbientPressureData: CMLogItem, @unchecked Sendable {
+    let storedPressure: Double
+    let storedTemperature: Double
+
+    /// Pressure (the sensor reports kilopascals).
+    open var pressure: Measurement<UnitPressure> { Measurement(value: storedPressure, unit: .kilopascals) }
+    /// Temperature (the sensor reports degrees Celsius).
+    open var temperature: Measurement<UnitTemperature> { Measurement(value: storedTemperature, unit: .celsius) }
+
+    public override init() {
+        storedPressure = 0
+        storedTemperature = 0
+        super.init()
+    }
+
+    init(kilopascals: Double, celsius: Double, timestamp: TimeInterval) {
+        storedPressure = kilopascals
+        storedTemperature = celsius
+        super.init(timestamp: timestamp)
+    }
+
+    open override func encode(with coder: NSCoder) {
+        super.encode(with: coder)
+        coder.encode(storedPressure, forKey: "pressure")
+        coder.encode(storedTemperature, forKey: "temperature")
+    }
+
+    public required init?(coder: NSCoder) {
+        storedPressure = coder.decodeDouble(forKey: "pressure")
+        storedTemperature = coder.decodeDouble(forKey: "temperature")
+        super.init(coder: coder)
+    }
+}
+
+/// A recorded ambient-pressure sample.
+open class CMRecordedPressureData: CMAmbientPressureData, @unchecked Sendable {
+    let storedIdentifier: UInt64
+    let storedStartDate: Date
+
+    /// Unique identifier of the sample.
+    open var identifier: UInt64 { storedIdentifier }
+    /// When the sample was recorded.
+    open var startDate: Date { storedStartDate }
+
+    public override init() {
+        storedIdentifier = 0
+        storedStartDate = Date(timeIntervalSinceReferenceDate: 0)
+        super.init()
+    }
+
+    init(identifier: UInt64, startDate: Date, kilopascals: Double, celsius: Double, timestamp: TimeInterval) {
+        storedIdentifier = identifier
+        storedStartDate = startDate
+        super.init(kilopascals: kilopascals, celsius: celsius, timestamp: timestamp)
+    }
+
+    open override func encode(with coder: NSCoder) {
+        super.encode(with: coder)
+        coder.encode(Int64(bitPattern: storedIdentifier), forKey: "identifier")
+        coder.encode(storedStartDate.timeIntervalSinceReferenceDate, forKey: "startDate")
+    }
+
+    public required init?(coder: NSCoder) {
+        storedIdentifier = UInt64(bitPattern: coder.decodeInt64(forKey: "identifier"))
+        storedStartDate = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "startDate"))
+        super.init(coder: coder)
+    }
+}
+
+/// Receives relative-altitude updates.
+public typealias CMAltitudeHandler = (CMAltitudeData?, (any Error)?) -> Void
+/// Receives absolute-altitude updates.
+public typealias CMAbsoluteAltitudeHandler = (CMAbsoluteAltitudeData?, (any Error)?) -> Void

@@ -1,0 +1,265 @@
+import Foundation
+import MotionService
+
+/// High-rate accelerometer and device-motion data delivered in batches of about one second.
+///
+/// Apple offers this on watchOS during a workout (about 800 Hz accelerometer, 200 Hz device motion).
+/// Here it runs on any device, at the device's fastest rate, without a workout session; a batch holds
+/// the samples of one second of device time.
+open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
+    let service: MotionService
+    private let lock = NSLock()
+    private var accelerometerStream: BatchStream<CMAccelerometerData>?
+    private var deviceMotionStream: BatchStream<CMDeviceMotion>?
+    private var latestAccelerometerBatch: [CMAccelerometerData]?
+    private var latestDeviceMotionBatch: [CMDeviceMotion]?
+
+    public override init() {
+        service = MotionService.current
+        super.init()
+    }
+
+    deinit {
+        stopAccelerometerUpdates()
+        stopDeviceMotionUpdates()
+    }
+
+    /// Authorization (see the README's authorization policy; `.authorized` by default).
+    open class var authorizationStatus: CMAuthorizationStatus { Authorization.status }
+    /// Whether batched accelerometer data is supported: the device needs an accelerometer.
+    open class var isAccelerometerSupported: Bool { MotionService.current.has(.accelerometer) }
+    /// Whether batched device motion is supported: the device needs an accelerometer and a gyroscope.
+    open class var isDeviceMotionSupported: Bool {
+        DeviceMotionChannel.isSupported(on: MotionService.current)
+    }
+
+    /// Whether accelerometer batches are being collected.
+    open var isAccelerometerActive: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return accelerometerStream != nil
+    }
+
+    /// Whether device-motion batches are being collected.
+    open var isDeviceMotionActive: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return deviceMotionStream != nil
+    }
+
+    /// Accelerometer sample rate of the batches, Hz (the device's fastest rate; 0 without one).
+    open var accelerometerDataFrequency: Int {
+        Int((service.sensorDescription(.accelerometer)?.maximumRate ?? 0).rounded())
+    }
+
+    /// Device-motion sample rate of the batches, Hz.
+    open var deviceMotionDataFrequency: Int {
+        DeviceMotionChannel.isSupported(on: service) ? accelerometerDataFrequency : 0
+    }
+
+    /// The latest accelerometer batch, `nil` before the first.
+    open var accelerometerBatch: [CMAccelerometerData]? {
+        lock.lock()
+        defer { lock.unlock() }
+        return latestAccelerometerBatch
+    }
+
+    /// The latest device-motion batch, `nil` before the first.
+    open var deviceMotionBatch: [CMDeviceMotion]? {
+        lock.lock()
+        defer { lock.unlock() }
+        return latestDeviceMotionBatch
+    }
+
+    /// Starts collecting accelerometer batches; read ``accelerometerBatch``.
+    open func startAccelerometerUpdates() { startAccelerometer(handler: nil) }
+
+    /// Starts collecting accelerometer batches; `handler` runs on an internal serial queue per batch.
+    open func startAccelerometerUpdates(handler: @escaping ([CMAccelerometerData]?, (any Error)?) -> Void) {
+        let box = UncheckedBox(handler)
+        startAccelerometer { batch in box.value(batch, nil) }
+    }
+
+    private func startAccelerometer(handler: (@Sendable ([CMAccelerometerData]) -> Void)?) {
+        stopAccelerometerUpdates()
+        guard service.has(.accelerometer) else { return }
+        let stream = BatchStream<CMAccelerometerData>(service: service) { [weak self] batch in
+            guard let self else { return }
+            self.lock.lock()
+            self.latestAccelerometerBatch = batch
+            self.lock.unlock()
+            handler?(batch)
+        }
+        lock.lock()
+        accelerometerStream = stream
+        lock.unlock()
+        stream.start(sensor: .accelerometer) { sample in
+            guard case .accelerometer(let v) = sample else { return nil }
+            return CMAccelerometerData(acceleration: CMAcceleration(x: v.value.x, y: v.value.y, z: v.value.z), timestamp: v.time)
+        }
+    }
+
+    /// Stops accelerometer batches.
+    open func stopAccelerometerUpdates() {
+        lock.lock()
+        let stream = accelerometerStream
+        accelerometerStream = nil
+        lock.unlock()
+        stream?.stop()
+    }
+
+    /// Starts collecting device-motion batches; read ``deviceMotionBatch``.
+    open func startDeviceMotionUpdates() { startDeviceMotion(handler: nil) }
+
+    /// Starts collecting device-motion batches; `handler` runs on an internal serial queue per batch.
+    open func startDeviceMotionUpdates(handler: @escaping ([CMDeviceMotion]?, (any Error)?) -> Void) {
+        let box = UncheckedBox(handler)
+        startDeviceMotion { batch in box.value(batch, nil) }
+    }
+
+    private func startDeviceMotion(handler: (@Sendable ([CMDeviceMotion]) -> Void)?) {
+        stopDeviceMotionUpdates()
+        guard DeviceMotionChannel.isSupported(on: service) else { return }
+        let stream = BatchStream<CMDeviceMotion>(service: service) { [weak self] batch in
+            guard let self else { return }
+            self.lock.lock()
+            self.latestDeviceMotionBatch = batch
+            self.lock.unlock()
+            handler?(batch)
+        }
+        lock.lock()
+        deviceMotionStream = stream
+        lock.unlock()
+        stream.startDeviceMotion()
+    }
+
+    /// Stops device-motion batches.
+    open func stopDeviceMotionUpdates() {
+        lock.lock()
+        let stream = deviceMotionStream
+        deviceMotionStream = nil
+        lock.unlock()
+        stream?.stop()
+    }
+
+    /// Accelerometer batches as an asynchronous sequence; iteration ends when the task is cancelled
+    /// or the loop exits. Each call starts its own stream.
+    open func accelerometerUpdates() -> AccelerometerUpdates { AccelerometerUpdates(service: service) }
+
+    /// Device-motion batches as an asynchronous sequence.
+    open func deviceMotionUpdates() -> DeviceMotionUpdates { DeviceMotionUpdates(service: service) }
+
+    /// Accelerometer batches, about one per second of data.
+    public struct AccelerometerUpdates: AsyncSequence, Sendable {
+        public typealias Element = [CMAccelerometerData]
+        let service: MotionService
+
+        public struct Iterator: AsyncIteratorProtocol {
+            var base: AsyncThrowingStream<[CMAccelerometerData], any Error>.Iterator
+            public mutating func next() async throws -> [CMAccelerometerData]? { try await base.next() }
+        }
+
+        public func makeAsyncIterator() -> Iterator {
+            let (stream, continuation) = AsyncThrowingStream<[CMAccelerometerData], any Error>.makeStream(bufferingPolicy: .unbounded)
+            let batches = BatchStream<CMAccelerometerData>(service: service) { continuation.yield($0) }
+            continuation.onTermination = { _ in batches.stop() }
+            if service.has(.accelerometer) {
+                batches.start(sensor: .accelerometer) { sample in
+                    guard case .accelerometer(let v) = sample else { return nil }
+                    return CMAccelerometerData(acceleration: CMAcceleration(x: v.value.x, y: v.value.y, z: v.value.z), timestamp: v.time)
+                }
+            } else {
+                continuation.finish(throwing: CMErrorNotAvailable.error("the device has no accelerometer"))
+            }
+            return Iterator(base: stream.makeAsyncIterator())
+        }
+    }
+
+    /// Device-motion batches, about one per second of data.
+    public struct DeviceMotionUpdates: AsyncSequence, Sendable {
+        public typealias Element = [CMDeviceMotion]
+        let service: MotionService
+
+        public struct Iterator: AsyncIteratorProtocol {
+            var base: AsyncThrowingStream<[CMDeviceMotion], any Error>.Iterator
+            public mutating func next() async throws -> [CMDeviceMotion]? { try await base.next() }
+        }
+
+        public func makeAsyncIterator() -> Iterator {
+            let (stream, continuation) = AsyncThrowingStream<[CMDeviceMotion], any Error>.makeStream(bufferingPolicy: .unbounded)
+            let batches = BatchStream<CMDeviceMotion>(service: service) { continuation.yield($0) }
+            continuation.onTermination = { _ in batches.stop() }
+            if DeviceMotionChannel.isSupported(on: service) {
+                batches.startDeviceMotion()
+            } else {
+                continuation.finish(throwing: CMErrorNotAvailable.error("device motion is not available on this device"))
+            }
+            return Iterator(base: stream.makeAsyncIterator())
+        }
+    }
+}
+
+/// Collects samples into one-second batches and hands each batch to `emit` on a serial queue.
+final class BatchStream<Item: CMLogItem>: @unchecked Sendable {
+    private let service: MotionService
+    private let lock = NSLock()
+    private var pending: [Item] = []
+    private var subscription: SensorSubscription?
+    private var deviceMotion: DeviceMotionChannel?
+    private let delivery: QueueDelivery<[Item]>
+    static var batchSpan: TimeInterval { 1.0 }
+
+    init(service: MotionService, emit: @escaping @Sendable ([Item]) -> Void) {
+        self.service = service
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "coremotion.batched"
+        delivery = QueueDelivery(queue: queue, label: "batch", handler: emit)
+        service.track(delivery)
+    }
+
+    func start(sensor: SensorKind, convert: @escaping @Sendable (SensorSample) -> Item?) {
+        let s = service.subscribe(to: sensor, interval: 0) { [weak self] sample in
+            if let item = convert(sample) { self?.add(item) }
+        }
+        lock.lock()
+        subscription = s
+        lock.unlock()
+    }
+
+    func startDeviceMotion() {
+        let channel = DeviceMotionChannel(service: service)
+        channel.setInterval(0)
+        lock.lock()
+        deviceMotion = channel
+        lock.unlock()
+        channel.startInternal(frame: .xArbitraryZVertical) { [weak self] motion in
+            if let item = motion as? Item { self?.add(item) }
+        }
+    }
+
+    private func add(_ item: Item) {
+        lock.lock()
+        pending.append(item)
+        var batch: [Item]?
+        if let first = pending.first, item.timestamp - first.timestamp >= Self.batchSpan - 1e-6 {
+            batch = pending
+            pending.removeAll(keepingCapacity: true)
+        }
+        lock.unlock()
+        if let batch { delivery.deliver(batch) }
+    }
+
+    func stop() {
+        lock.lock()
+        let s = subscription
+        subscription = nil
+        let channel = deviceMotion
+        deviceMotion = nil
+        lock.unlock()
+        if let s { service.cancel(s) }
+        channel?.stop()
+        delivery.cancel()
+        service.untrack(delivery)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// Water submersion (depth, pressure, temperature) from an Apple Watch Ultra's depth gauge. Linux
+/// devices have no depth gauge: ``waterSubmersionAvailable`` is false and the delegate is never
+/// called — app code compiles and behaves as on a device without the sensor.
+open class CMWaterSubmersionManager: NSObject, @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var storedDelegate: (any CMWaterSubmersionManagerDelegate)?
+
+    public override init() { super.init() }
+
+    /// Receives submersion events (never on Linux).
+    open weak var delegate: (any CMWaterSubmersionManagerDelegate)? {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return storedDelegate
+        }
+        set {
+            lock.lock()
+            storedDelegate = newValue
+            lock.unlock()
+        }
+    }
+
+    /// Always false on Linux (no depth gauge).
+    open class var waterSubmersionAvailable: Bool { false }
+    /// Authorization (see the README's authorization policy).
+    open class var authorizationStatus: CMAuthorizationStatus { Authorization.status }
+    /// The deepest supported depth; `nil` without a depth gauge.
+    open var maximumDepth: Measurement<UnitLength>? { nil }
+}
+
+/// Receives water-submersion updates.
+public protocol CMWaterSubmersionManagerDelegate: NSObjectProtocol {
+    func manager(_ manager: CMWaterSubmersionManager, didUpdate event: CMWaterSubmersionEvent)
+    func manager(_ manager: CMWaterSubmersionManager, didUpdate measurement: CMWaterSubmersionMeasurement)
+    func manager(_ manager: CMWaterSubmersionManager, didUpdate measurement: CMWaterTemperature)
+    func manager(_ manager: CMWaterSubmersionManager, errorOccurred error: any Error)
+}
+
+/// A change of submersion state.
+open class CMWaterSubmersionEvent: NSObject, @unchecked Sendable {
+    /// Submersion state.
+    public enum State: Int, Sendable, Hashable, BitwiseCopyable {
+        case unknown = 0
+        case notSubmerged = 1
+        case submerged = 2
+    }
+
+    /// When the state changed.
+    open var date: Date { Date(timeIntervalSinceReferenceDate: 0) }
+    /// The new state.
+    open var state: State { .unknown }
+    public override init() { super.init() }
+}
+
+/// A depth and pressure measurement.
+open class CMWaterSubmersionMeasurement: NSObject, @unchecked Sendable {
+    /// Depth state.
+    public enum DepthState: Int, Sendable, Hashable, BitwiseCopyable {
+        case unknown = 0
+        case notSubmerged = 100
+        case submergedShallow = 200
+        case submergedDeep = 300
+        case approachingMaxDepth = 400
+        case pastMaxDepth = 500
+        case sensorDepthError = 600
+    }
+
+    /// When measured.
+    open var date: Date { Date(timeIntervalSinceReferenceDate: 0) }
+    /// Depth, when submerged.
+    open var depth: Measurement<UnitLength>? { nil }
+    /// Pressure, when submerged.
+    open var pressure: Measurement<UnitPressure>? { nil }
+    /// Surface pressure.
+    open var surfacePressure: Measurement<UnitPressure> { Measurement(value: 0, unit: .kilopascals) }
+    /// Depth state.
+    open var submersionState: DepthState { .unknown }
+    public override init() { super.init() }
+}
+
+/// A water temperature measurement.
+open class CMWaterTemperature: NSObject, @unchecked Sendable {
+    /// When measured.
+    open var date: Date { Date(timeIntervalSinceReferenceDate: 0) }
+    /// Water temperature.
+    open var temperature: Measurement<UnitTemperature> { Measurement(value: 0, unit: .celsius) }
+    /// Its uncertainty.
+    open var temperatureUncertainty: Measurement<UnitTemperature> { Measurement(value: 0, unit: .celsius) }
+    public override init() { super.init() }
+}

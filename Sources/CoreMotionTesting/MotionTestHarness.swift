@@ -1,0 +1,100 @@
+import CoreMotion
+import Foundation
+import MotionRecordings
+import MotionHistory
+import MotionService
+import MotionSimulator
+
+/// Runs an app's unchanged Core Motion code against a recording, a simulator scene or any device, on a
+/// virtual clock: time moves only when the test says so, every handler call up to that time has
+/// happened when ``advance(by:)`` returns, and every run gives identical results.
+///
+/// ```swift
+/// import CoreMotion
+/// import CoreMotionTesting
+/// import Testing
+///
+/// @Test func countsShakes() throws {
+///     let harness = try MotionTestHarness(recording: URL(fileURLWithPath: "walk.cmrec"))
+///     try harness.run {
+///         let detector = ShakeDetector()      // app code: creates a CMMotionManager, starts updates
+///         detector.start()
+///         harness.advance(by: 60)             // one minute of recording, in milliseconds
+///         #expect(detector.shakes == 0)
+///     }
+/// }
+/// ```
+///
+/// Code inside ``run(_:)`` (and tasks it starts) that creates `CMMotionManager`, `CMPedometer`,
+/// `CMMotionActivityManager` or `CMAltimeter` gets this harness's device. For code that creates them
+/// on other threads, use ``installForProcess()`` instead (one harness per process at a time).
+///
+/// Handlers must run on an `OperationQueue` other than the thread that calls `advance` (for
+/// example a queue of their own, or `.main` when the test itself runs off the main thread and the
+/// main run loop is spinning).
+public final class MotionTestHarness: @unchecked Sendable {
+    /// The virtual clock; starts at 1000 s "since boot" on 2025-01-01T00:00:00Z unless given.
+    public let clock: VirtualClock
+    /// The service the harness installs.
+    public let service: MotionService
+
+    /// A harness on any device that stamps its samples on `clock`. Pedometer, activity and sensor-recorder
+    /// history is kept in memory, private to the harness.
+    public init(device: any MotionDevice, clock: VirtualClock) {
+        self.clock = clock
+        self.service = MotionService(device: device, history: .inMemory)
+    }
+
+    /// A harness that replays `recording` from the current virtual time.
+    public convenience init(recording: Recording, clock: VirtualClock = VirtualClock(), speed: Double = 1, loop: Bool = false) {
+        let device = ScheduledDevice(
+            name: "replay:\(recording.metadata.source)", source: RecordingSource(recording), clock: clock, speed: speed, loop: loop
+        )
+        self.init(device: device, clock: clock)
+    }
+
+    /// A harness that replays the recording at `url` (any supported format; `PATH#MEMBER` selects one
+    /// recording of an archive) from the current virtual time.
+    public convenience init(recording url: URL, clock: VirtualClock = VirtualClock(), speed: Double = 1, loop: Bool = false) throws {
+        try self.init(recording: RecordingReader.read(url), clock: clock, speed: speed, loop: loop)
+    }
+
+    /// A harness on the simulator: a named scene (`still-face-up`, `walking-in-hand`, … see
+    /// `coremotion simulate --list`) or a scene file, with a seed for its sensor noise.
+    public convenience init(scene: String, seed: UInt64 = 1, clock: VirtualClock = VirtualClock()) throws {
+        let resolved = try SceneCatalog.resolve(scene)
+        let simulation = try Simulation(scene: resolved, seed: seed)
+        let device = ScheduledDevice(name: "sim:\(resolved.name) (seed \(seed))", source: simulation.makeSource(), clock: clock)
+        self.init(device: device, clock: clock)
+    }
+
+    /// The time on the virtual clock, seconds (the time base of `CMLogItem.timestamp`).
+    public var now: TimeInterval { clock.now }
+
+    /// The wall-clock date the virtual clock stands at (for pedometer and activity queries).
+    public var date: Date { clock.date(at: clock.now) }
+
+    /// Runs `body` with this harness as the motion service of the current task.
+    public func run<R>(_ body: () throws -> R) rethrows -> R {
+        try MotionService.withService(service, operation: body)
+    }
+
+    /// Runs `body` with this harness as the motion service of the current task.
+    public func run<R>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R) async rethrows -> R {
+        try await MotionService.withService(service, isolation: isolation, operation: body)
+    }
+
+    /// Makes this harness the motion service of the whole process, until ``uninstall()``.
+    public func installForProcess() { MotionService.installProcessOverride(service) }
+
+    /// Removes a process-wide installation.
+    public func uninstall() { MotionService.installProcessOverride(nil) }
+
+    /// Moves virtual time forward by `seconds`, delivers every sample due, and waits until every
+    /// handler call they cause has run (or `timeout` real seconds pass; returns false then).
+    @discardableResult
+    public func advance(by seconds: TimeInterval, timeout: TimeInterval = 30) -> Bool {
+        clock.advance(by: seconds)
+        return service.waitUntilDelivered(timeout: timeout)
+    }
+}

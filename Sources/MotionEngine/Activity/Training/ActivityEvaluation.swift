@@ -1,0 +1,128 @@
+import Foundation
+
+/// Train-on-some, test-on-others evaluations of the activity model on the training table, as reported
+/// in `docs/activity.md`. Every model here is trained only on the training side of its split (augmented
+/// variants included), and tested only on unmodified (`original`) rows of the other side.
+public enum ActivityEvaluation {
+    /// A named split of the table into training and test rows.
+    public struct Split: Sendable {
+        /// Human-readable name, used as the section title in reports.
+        public var name: String
+        /// Classes scored (macro F1 is over these).
+        public var scoredClasses: [ActivityClass]
+        /// Whether a row is on the training side.
+        public var isTraining: @Sendable (ActivityFeatureTable.Row) -> Bool
+        /// Whether a row is on the test side (never overlapping the training side's subjects).
+        public var isTest: @Sendable (ActivityFeatureTable.Row) -> Bool
+
+        public init(
+            name: String, scoredClasses: [ActivityClass],
+            isTraining: @escaping @Sendable (ActivityFeatureTable.Row) -> Bool,
+            isTest: @escaping @Sendable (ActivityFeatureTable.Row) -> Bool
+        ) {
+            self.name = name
+            self.scoredClasses = scoredClasses
+            self.isTraining = isTraining
+            self.isTest = isTest
+        }
+    }
+
+    /// The result of one split (or of several pooled).
+    public struct Result: Sendable {
+        /// The split's name.
+        public var name: String
+        /// Classes scored.
+        public var scoredClasses: [ActivityClass]
+        /// Window by window: the most likely class of each test window.
+        public var confusion: ActivityConfusion
+        /// The same windows scored by the state an ``ActivityTracker`` reports after each (recordings
+        /// replayed in time order, one tracker per recording; automotive counts when a stop in a vehicle
+        /// gives stationary + automotive).
+        public var trackedConfusion: ActivityConfusion
+        /// Training rows of the model (the largest, for pooled results).
+        public var trainingRows: Int
+        /// Macro F1 over ``scoredClasses``, window by window.
+        public var macroF1: Double { confusion.macroF1(over: scoredClasses) }
+        /// Macro F1 over ``scoredClasses`` of the tracked states.
+        public var trackedMacroF1: Double { trackedConfusion.macroF1(over: scoredClasses) }
+    }
+
+    /// The three MotionSense classes: walking (stairs included), running (jogging), stationary (sitting, standing).
+    public static let motionSenseClasses: [ActivityClass] = [.stationary, .walking, .running]
+
+    /// QROWD cross-user splits: train on one user (plus, when `withMotionSense`, all of MotionSense), test on the other.
+    public static func qrowdCrossUser(trainUser: String, testUser: String, withMotionSense: Bool) -> Split {
+        Split(
+            name: "QROWD user \(trainUser) → user \(testUser)" + (withMotionSense ? " (training adds MotionSense)" : " (QROWD only)"),
+            scoredClasses: ActivityClass.allCases,
+            isTraining: { ($0.dataset == "qrowd" && $0.subject == trainUser) || (withMotionSense && $0.dataset == "motionsense") },
+            isTest: { $0.isOriginal && $0.dataset == "qrowd" && $0.subject == testUser }
+        )
+    }
+
+    /// MotionSense leave-one-subject-out: train on QROWD and the other MotionSense subjects, test on `subject`.
+    public static func motionSenseHoldOut(subject: String, withQROWD: Bool = true) -> Split {
+        Split(
+            name: "MotionSense subject \(subject) held out" + (withQROWD ? "" : " (MotionSense only)"),
+            scoredClasses: motionSenseClasses,
+            isTraining: { (withQROWD && $0.dataset == "qrowd") || ($0.dataset == "motionsense" && $0.subject != subject) },
+            isTest: { $0.isOriginal && $0.dataset == "motionsense" && $0.subject == subject }
+        )
+    }
+
+    /// Cross-data-set: train on all of QROWD, test on all of MotionSense.
+    public static let qrowdToMotionSense = Split(
+        name: "QROWD → MotionSense (no MotionSense in training)", scoredClasses: motionSenseClasses,
+        isTraining: { $0.dataset == "qrowd" }, isTest: { $0.isOriginal && $0.dataset == "motionsense" })
+
+    /// Trains on the split's training rows and scores its test rows (window by window, most likely class).
+    public static func evaluate(
+        _ split: Split, table: ActivityFeatureTable, parameters: ActivityForest.TrainingParameters = .shipped
+    ) throws -> Result {
+        let training = table.rows.filter(split.isTraining)
+        let test = table.rows.filter(split.isTest)
+        let forest = try ActivityForestTrainer.train(training.map(\.example), parameters: parameters, trainedOn: split.name)
+        var confusion = ActivityConfusion()
+        for row in test { confusion.add(truth: row.label, predicted: forest.probabilities(row.features).mostLikely) }
+        return Result(
+            name: split.name, scoredClasses: split.scoredClasses, confusion: confusion,
+            trackedConfusion: trackedConfusion(test, forest: forest), trainingRows: training.count)
+    }
+
+    /// Scores the states an ``ActivityTracker`` reports when each recording's windows are replayed in order.
+    public static func trackedConfusion(_ rows: [ActivityFeatureTable.Row], forest: ActivityForest) -> ActivityConfusion {
+        var byRecording: [String: [ActivityFeatureTable.Row]] = [:]
+        for r in rows { byRecording["\(r.dataset)/\(r.subject)/\(r.recording)/\(r.variant)", default: []].append(r) }
+        var confusion = ActivityConfusion()
+        for key in byRecording.keys.sorted() {
+            var tracker = ActivityTracker()
+            for row in byRecording[key]!.sorted(by: { $0.start < $1.start }) {
+                let estimate = ActivityEstimate(
+                    time: row.start + ActivityFeatures.windowDuration, windowDuration: ActivityFeatures.windowDuration,
+                    probabilities: forest.probabilities(row.features))
+                _ = tracker.update(estimate)
+                confusion.add(truth: row.label, predicted: tracker.current?.flags.primaryClass)
+            }
+        }
+        return confusion
+    }
+
+    /// Leave-one-subject-out over every MotionSense subject in the table, pooled into one confusion matrix.
+    public static func motionSenseLeaveOneSubjectOut(
+        table: ActivityFeatureTable, withQROWD: Bool = true, parameters: ActivityForest.TrainingParameters = .shipped
+    ) throws -> Result {
+        let subjects = Set(table.rows(dataset: "motionsense").map(\.subject)).sorted { (Int($0) ?? 0, $0) < (Int($1) ?? 0, $1) }
+        var pooled = ActivityConfusion()
+        var pooledTracked = ActivityConfusion()
+        var trainingRows = 0
+        for s in subjects {
+            let r = try evaluate(motionSenseHoldOut(subject: s, withQROWD: withQROWD), table: table, parameters: parameters)
+            pooled.merge(r.confusion)
+            pooledTracked.merge(r.trackedConfusion)
+            trainingRows = max(trainingRows, r.trainingRows)
+        }
+        return Result(
+            name: "MotionSense leave-one-subject-out (subjects \(subjects.joined(separator: ", ")))" + (withQROWD ? ", training adds QROWD" : ", MotionSense only"),
+            scoredClasses: motionSenseClasses, confusion: pooled, trackedConfusion: pooledTracked, trainingRows: trainingRows)
+    }
+}

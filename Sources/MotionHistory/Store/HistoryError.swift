@@ -1,0 +1,70 @@
+import Foundation
+
+/// Everything that can go wrong with the history store. Every case that concerns the file names it.
+public enum HistoryError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file exists but is not a SQLite database, or SQLite found it corrupt. Recovery: move the file
+    /// (and its `-wal`/`-shm` companions) aside and start fresh, by hand or with
+    /// ``HistoryConfiguration/damagedFilePolicy`` set to ``DamagedFilePolicy/moveAside``.
+    case damagedFile(path: String, reason: String)
+    /// The file is a SQLite database of some other program (it has tables but no history-store marker); it
+    /// is left untouched.
+    case foreignDatabase(path: String)
+    /// The file was written by a newer version of this store (unknown schema migrations).
+    case newerSchema(path: String, unknownMigrations: [String])
+    /// The folder of the file could not be created.
+    case cannotCreateFolder(path: String, reason: String)
+    /// The file could not be opened or written (permissions, read-only file system, missing folder).
+    case cannotOpen(path: String, reason: String)
+    /// Another SQLite failure while reading or writing the file.
+    case databaseFailure(path: String, operation: String, reason: String)
+    /// No `XDG_DATA_HOME` and no home folder to put the default file in.
+    case noHomeFolder
+    /// A record handed to the store has an invalid field. `index` is its position in the appended batch.
+    case invalidRecord(kind: String, index: Int, field: String, value: String)
+    /// An accelerometer sample is not later than the previous one of the same source.
+    case outOfOrderSample(source: String, index: Int, date: Date, previous: Date)
+    /// A source tag is empty or longer than ``HistoryStore/maximumSourceLength`` characters.
+    case invalidSource(String)
+    /// A query span ends before it starts, or a bound is not finite; bounds in seconds since 1970 (a `Date`
+    /// holding NaN cannot even be printed, so the error keeps the numbers).
+    case invalidSpan(start: TimeInterval, end: TimeInterval)
+    /// An accelerometer query or recording is longer than allowed (12 h).
+    case spanTooLong(seconds: TimeInterval, limit: TimeInterval)
+    /// The store was closed.
+    case closed(location: String)
+
+    public var description: String {
+        switch self {
+        case .damagedFile(let path, let reason):
+            "history file '\(path)' is damaged or not a SQLite database (\(reason)); move it aside (and its "
+                + "-wal/-shm files) to start a fresh history, or open with damagedFilePolicy = .moveAside"
+        case .foreignDatabase(let path):
+            "history file '\(path)' is a SQLite database of another program; refusing to modify it "
+                + "(point COREMOTION_HISTORY at another file)"
+        case .newerSchema(let path, let unknown):
+            "history file '\(path)' was written by a newer version (unknown migrations: "
+                + "\(unknown.joined(separator: ", ")))"
+        case .cannotCreateFolder(let path, let reason):
+            "cannot create the folder of history file '\(path)': \(reason)"
+        case .cannotOpen(let path, let reason):
+            "cannot open history file '\(path)' for writing: \(reason)"
+        case .databaseFailure(let path, let operation, let reason):
+            "history file '\(path)': \(operation) failed: \(reason)"
+        case .noHomeFolder:
+            "no XDG_DATA_HOME and no home folder for the history file; set COREMOTION_HISTORY"
+        case .invalidRecord(let kind, let index, let field, let value):
+            "\(kind) record #\(index): invalid \(field) \(value)"
+        case .outOfOrderSample(let source, let index, let date, let previous):
+            "accelerometer sample #\(index) of '\(source)': date \(date.timeIntervalSince1970) is not after the "
+                + "previous sample's \(previous.timeIntervalSince1970) (seconds since 1970)"
+        case .invalidSource(let source):
+            "invalid source tag '\(source.prefix(80))': it must be 1…\(HistoryStore.maximumSourceLength) characters"
+        case .invalidSpan(let start, let end):
+            "invalid span: start \(start) and end \(end) (seconds since 1970) must be finite with start ≤ end"
+        case .spanTooLong(let seconds, let limit):
+            "span of \(seconds) s is longer than the limit of \(limit) s"
+        case .closed(let location):
+            "history store '\(location)' is closed"
+        }
+    }
+}

@@ -1,0 +1,401 @@
+import Foundation
+import GRDB
+
+/// The motion history: steps, floors, pedometer transitions, activity segments and recorded accelerometer
+/// samples in one SQLite file, kept across launches (7 days; 3 for the accelerometer), crash-safe (WAL) and
+/// bounded in size.
+///
+/// Writing is cheap and never blocks on the disk: `append` validates the records and adds them to an
+/// in-memory batch; a private queue writes the batch in one transaction at least every
+/// ``HistoryConfiguration/flushInterval`` (1 s), as soon as ``HistoryConfiguration/flushThreshold`` records
+/// are pending, at ``flush()``, at ``close()`` and when the store is released. A crash loses at most the
+/// records of the last interval; committed data survives it (WAL with `synchronous = NORMAL`).
+///
+/// Queries first write the pending records, so a process always reads what it appended. Records another
+/// process appended become visible once that process flushed them (within its flush interval).
+///
+/// Several processes may open the same file: each opens a GRDB `DatabasePool` (WAL; readers never block the
+/// writer), writes wait up to ``HistoryConfiguration/busyTimeout`` for another writer.
+///
+/// Every record carries a source tag (for example `iio:/sys/bus/iio/devices/iio:device0`, `replay:/path`,
+/// `sim:walking`) so that queries can be restricted to one device; pass `nil` to read every source.
+public final class HistoryStore: Sendable {
+    /// Consecutive steps of one source at most this far apart count as moving time in
+    /// ``PedometerSummary/activeDuration``, seconds. Part of schema version 1.
+    public static let maximumActiveStepGap: TimeInterval = 2
+    /// Longest source tag, characters.
+    public static let maximumSourceLength = 1024
+    /// Longest accelerometer query span and recording request, seconds (12 h, Apple's limit).
+    public static let maximumAccelerometerSpan: TimeInterval = 43_200
+
+    /// The settings the store was opened with.
+    public let configuration: HistoryConfiguration
+    /// Where the history lives.
+    public var location: HistoryLocation { configuration.location }
+
+    let database: any DatabaseWriter
+    /// The file path for messages, or `memory`.
+    let path: String
+    private let state: LockedState<StoreState>
+    let writerState: LockedState<WriterState>
+    /// Ids of sources known to be committed (sources are never deleted, so ids are stable).
+    let sourceIDs: LockedState<[String: Int64]>
+    private let flushQueue: DispatchQueue
+
+    /// Opens (creating when needed) the history at `location` with the default settings.
+    public convenience init(location: HistoryLocation) throws {
+        try self.init(configuration: HistoryConfiguration(location: location))
+    }
+
+    /// Opens (creating when needed) the history with `configuration`.
+    ///
+    /// Creates the folder of the file, checks that an existing file is a history store of a known schema
+    /// version, migrates it, then deletes records past retention and enforces the size bounds.
+    ///
+    /// - Throws: ``HistoryError/damagedFile(path:reason:)`` (unless the policy is
+    ///   ``DamagedFilePolicy/moveAside``), ``HistoryError/foreignDatabase(path:)``,
+    ///   ``HistoryError/newerSchema(path:unknownMigrations:)``, ``HistoryError/cannotCreateFolder(path:reason:)``,
+    ///   ``HistoryError/cannotOpen(path:reason:)``.
+    public init(configuration: HistoryConfiguration) throws {
+        self.configuration = configuration
+        path = configuration.location.description
+        // The first maintenance reads every table, so it also finds damage the opening checks missed.
+        let (database, totals, evicted) = try Self.openAndMaintain(configuration)
+        self.database = database
+        state = LockedState(StoreState())
+        writerState = LockedState(WriterState())
+        sourceIDs = LockedState([:])
+        flushQueue = DispatchQueue(label: "coremotion.history.flush")
+        recordMaintenance(totals: totals, evicted: evicted)
+        scheduleTick()
+    }
+
+    deinit {
+        // Last reference: nothing else can touch the state now, so write what is pending directly.
+        if !state.withLock({ $0.closed }) {
+            do { try flushPending() } catch { report(.flushFailed(path: path, reason: "\(error)", pendingRecords: 0)) }
+        }
+    }
+
+    /// Writes what is pending and closes the file. Later calls throw ``HistoryError/closed(location:)``;
+    /// closing twice does nothing.
+    public func close() throws {
+        let wasClosed = state.withLock { state -> Bool in
+            defer { state.closed = true }
+            return state.closed
+        }
+        if wasClosed { return }
+        var flushError: (any Error)?
+        flushQueue.sync {
+            do { try flushPending() } catch { flushError = error }
+        }
+        // Readers first, so that the writer is the file's last connection in this process: closing it then
+        // checkpoints the write-ahead log into the file and removes it (unless another process has it open).
+        (database as? DatabasePool)?.releaseMemory()
+        do { try database.close() } catch { throw mapError(error, operation: "closing") }
+        if let flushError { throw flushError }
+    }
+
+    /// Writes every pending record now, in one transaction.
+    public func flush() throws {
+        try checkOpen()
+        try flushQueue.sync { try flushPending() }
+    }
+
+    // MARK: - Appending
+
+    /// Adds one step (written at the next flush).
+    public func append(_ step: StepRecord, source: String) throws {
+        try append(contentsOf: [step], source: source)
+    }
+
+    /// Adds steps in any order. Steps are stored to the millisecond; a second step of the same source in the
+    /// same millisecond is a duplicate and is ignored.
+    ///
+    /// - Throws: ``HistoryError/invalidRecord(kind:index:field:value:)`` for a non-finite date or a stride
+    ///   outside `0...65.535` m (nothing of the batch is added), ``HistoryError/invalidSource(_:)``,
+    ///   ``HistoryError/closed(location:)``.
+    public func append(contentsOf steps: [StepRecord], source: String) throws {
+        try Self.validate(source: source)
+        for (index, step) in steps.enumerated() {
+            try Self.validate(date: step.date, kind: "step", index: index, field: "date")
+            guard step.strideLength.isFinite, step.strideLength >= 0, step.strideLength <= 65.535 else {
+                throw HistoryError.invalidRecord(
+                    kind: "step", index: index, field: "strideLength (m, 0...65.535)", value: "\(step.strideLength)")
+            }
+        }
+        try enqueue(count: steps.count) { $0.steps[source, default: []].append(contentsOf: steps) }
+    }
+
+    /// Adds one floor change.
+    public func append(_ floor: FloorRecord, source: String) throws {
+        try append(contentsOf: [floor], source: source)
+    }
+
+    /// Adds floor changes.
+    public func append(contentsOf floors: [FloorRecord], source: String) throws {
+        try Self.validate(source: source)
+        for (index, floor) in floors.enumerated() {
+            try Self.validate(date: floor.date, kind: "floor", index: index, field: "date")
+        }
+        try enqueue(count: floors.count) { $0.floors[source, default: []].append(contentsOf: floors) }
+    }
+
+    /// Adds one pedometer pause/resume transition.
+    public func append(_ transition: PedometerTransitionRecord, source: String) throws {
+        try append(contentsOf: [transition], source: source)
+    }
+
+    /// Adds pedometer pause/resume transitions.
+    public func append(contentsOf transitions: [PedometerTransitionRecord], source: String) throws {
+        try Self.validate(source: source)
+        for (index, transition) in transitions.enumerated() {
+            try Self.validate(date: transition.date, kind: "pedometer transition", index: index, field: "date")
+        }
+        try enqueue(count: transitions.count) { $0.transitions[source, default: []].append(contentsOf: transitions) }
+    }
+
+    /// Adds the start of an activity state; it lasts until the next one of the same source.
+    ///
+    /// When recording stops (the device is released or the process ends), append an
+    /// ``ActivityFlags/unknown`` record at that date: otherwise the last state extends over the gap. After a
+    /// crash, ``latestRecordDate(source:)`` tells where the last recording ended.
+    public func append(_ activity: ActivityRecord, source: String) throws {
+        try append(contentsOf: [activity], source: source)
+    }
+
+    /// Adds activity state starts.
+    public func append(contentsOf activities: [ActivityRecord], source: String) throws {
+        try Self.validate(source: source)
+        for (index, activity) in activities.enumerated() {
+            try Self.validate(date: activity.startDate, kind: "activity", index: index, field: "startDate")
+            guard ActivityFlags.all.isSuperset(of: activity.flags) else {
+                throw HistoryError.invalidRecord(
+                    kind: "activity", index: index, field: "flags", value: "\(activity.flags.rawValue)")
+            }
+        }
+        try enqueue(count: activities.count) { $0.activities[source, default: []].append(contentsOf: activities) }
+    }
+
+    /// Adds accelerometer samples, in increasing date order per source.
+    ///
+    /// - Throws: ``HistoryError/outOfOrderSample(source:index:date:previous:)`` when a sample is not later
+    ///   than the previous sample of its source appended to this store (nothing of the batch is added);
+    ///   ``HistoryError/invalidRecord(kind:index:field:value:)`` for a non-finite date or component.
+    public func append(contentsOf samples: [AccelerometerRecord], source: String) throws {
+        try Self.validate(source: source)
+        for (index, sample) in samples.enumerated() {
+            try Self.validate(date: sample.date, kind: "accelerometer", index: index, field: "date")
+            let a = sample.acceleration
+            for (name, value) in [("x", a.x), ("y", a.y), ("z", a.z)]
+            where !value.isFinite || abs(value) > Double(Float.greatestFiniteMagnitude) {
+                throw HistoryError.invalidRecord(kind: "accelerometer", index: index, field: name, value: "\(value)")
+            }
+        }
+        guard !samples.isEmpty else { return }
+        try enqueue(count: samples.count) { state in
+            var previous = state.lastAccelerometerDate[source]
+            for (index, sample) in samples.enumerated() {
+                if let previous, AccelerometerChunk.microseconds(sample.date) <= AccelerometerChunk.microseconds(previous) {
+                    throw HistoryError.outOfOrderSample(source: source, index: index, date: sample.date, previous: previous)
+                }
+                previous = sample.date
+            }
+            state.lastAccelerometerDate[source] = previous
+            state.pending.accelerometer[source, default: []].append(contentsOf: samples)
+        }
+    }
+
+    // MARK: - Internals: pending records
+
+    private func enqueue(count: Int, _ add: (inout PendingRecords) throws -> Void) throws {
+        try enqueue(count: count) { (state: inout StoreState) in try add(&state.pending) }
+    }
+
+    private func enqueue(count: Int, _ add: (inout StoreState) throws -> Void) throws {
+        guard count > 0 else { return }
+        let startFlush = try state.withLock { state -> Bool in
+            if state.closed { throw HistoryError.closed(location: path) }
+            try add(&state)
+            state.pending.count += count
+            if state.pending.count >= configuration.flushThreshold, !state.flushRequested {
+                state.flushRequested = true
+                return true
+            }
+            return false
+        }
+        if startFlush {
+            flushQueue.async { [weak self] in self?.backgroundFlush() }
+        }
+    }
+
+    /// Runs `body` on the flush queue, serialised with flushes and maintenance.
+    func flushQueueSync<T>(_ body: () throws -> T) rethrows -> T {
+        try flushQueue.sync(execute: body)
+    }
+
+    func checkOpen() throws {
+        if state.withLock({ $0.closed }) { throw HistoryError.closed(location: path) }
+    }
+
+    /// Flushes before a query; a failure is reported and the query reads what is committed.
+    func flushBeforeQuery() throws {
+        try checkOpen()
+        flushQueue.sync { backgroundFlush() }
+    }
+
+    private func backgroundFlush() {
+        do {
+            try flushPending()
+        } catch {
+            let pending = state.withLock { $0.pending.count }
+            report(.flushFailed(path: path, reason: "\(error)", pendingRecords: pending))
+        }
+    }
+
+    /// Writes the pending batch in one transaction. Runs on the flush queue (or in `deinit`).
+    private func flushPending() throws {
+        let batch = state.withLock { state -> PendingRecords in
+            state.flushRequested = false
+            defer { state.pending = PendingRecords() }
+            return state.pending
+        }
+        guard batch.count > 0 else { return }
+        do {
+            let known = sourceIDs.withLock { $0 }
+            let (inserted, newSources) = try database.write { db in
+                var ids = known
+                let inserted = try HistoryWriting.write(batch, to: db, sourceIDs: &ids)
+                return (inserted, ids)
+            }
+            sourceIDs.withLock { $0.merge(newSources) { a, _ in a } }
+            let overBound = writerState.withLock { writer -> Bool in
+                writer.estimate.add(inserted)
+                return writer.estimate.exceeds(configuration.limits)
+            }
+            if overBound { try enforceBounds() }
+        } catch {
+            var dropped = 0
+            state.withLock { state in
+                if batch.count + state.pending.count > configuration.maximumPendingRecords {
+                    dropped = batch.count
+                } else {
+                    state.pending.prepend(batch)
+                }
+            }
+            if dropped > 0 { report(.droppedPending(path: path, records: dropped)) }
+            throw mapError(error, operation: "writing \(batch.count) records")
+        }
+    }
+
+    private func scheduleTick() {
+        flushQueue.asyncAfter(deadline: .now() + max(configuration.flushInterval, 0.01)) { [weak self] in
+            guard let self, !self.state.withLock({ $0.closed }) else { return }
+            self.backgroundFlush()
+            self.maintainIfDue()
+            self.scheduleTick()
+        }
+    }
+
+    private func maintainIfDue() {
+        let due = writerState.withLock { writer -> Bool in
+            guard let last = writer.lastMaintenance else { return true }
+            return ContinuousClock.now - last >= .seconds(configuration.maintenanceInterval)
+        }
+        guard due else { return }
+        do { try maintain() } catch {
+            report(.flushFailed(path: path, reason: "maintenance: \(error)", pendingRecords: 0))
+        }
+    }
+
+    /// Hands a notice to the owner's callback, off the flush queue (the callback may use the store).
+    func report(_ notice: HistoryNotice) {
+        let notify = configuration.notify
+        DispatchQueue.global().async { notify(notice) }
+    }
+
+    // MARK: - Validation
+
+    static func validate(source: String) throws {
+        guard !source.isEmpty, source.count <= maximumSourceLength else { throw HistoryError.invalidSource(source) }
+    }
+
+    /// Dates must be finite and within ±3 000 years of 1970 (so that microseconds fit in 64 bits).
+    static func validate(date: Date, kind: String, index: Int, field: String) throws {
+        let seconds = date.timeIntervalSince1970
+        guard seconds.isFinite, abs(seconds) < 9.4e10 else {
+            throw HistoryError.invalidRecord(kind: kind, index: index, field: field, value: "\(seconds) s since 1970")
+        }
+    }
+
+    static func validateSpan(_ start: Date, _ end: Date) throws {
+        for date in [start, end] {
+            let seconds = date.timeIntervalSince1970
+            guard seconds.isFinite, abs(seconds) < 9.4e10 else { throw HistoryError.invalidSpan(start: start.timeIntervalSince1970, end: end.timeIntervalSince1970) }
+        }
+        guard start <= end else { throw HistoryError.invalidSpan(start: start.timeIntervalSince1970, end: end.timeIntervalSince1970) }
+    }
+}
+
+/// Records waiting for the next flush, by source.
+struct PendingRecords {
+    var steps: [String: [StepRecord]] = [:]
+    var floors: [String: [FloorRecord]] = [:]
+    var transitions: [String: [PedometerTransitionRecord]] = [:]
+    var activities: [String: [ActivityRecord]] = [:]
+    var accelerometer: [String: [AccelerometerRecord]] = [:]
+    var count = 0
+
+    /// Puts an older batch (that failed to be written) before these records.
+    mutating func prepend(_ older: PendingRecords) {
+        func join<T>(_ old: [String: [T]], _ new: inout [String: [T]]) {
+            for (source, records) in old { new[source] = records + (new[source] ?? []) }
+        }
+        join(older.steps, &steps)
+        join(older.floors, &floors)
+        join(older.transitions, &transitions)
+        join(older.activities, &activities)
+        join(older.accelerometer, &accelerometer)
+        count += older.count
+    }
+}
+
+struct StoreState {
+    var pending = PendingRecords()
+    /// Date of the last accelerometer sample appended per source (order check).
+    var lastAccelerometerDate: [String: Date] = [:]
+    var closed = false
+    var flushRequested = false
+}
+
+/// How many records of each kind were written, or are estimated to be stored.
+struct RecordCounts: Sendable {
+    var steps = 0
+    var floorChanges = 0
+    var pedometerTransitions = 0
+    var activitySegments = 0
+    var accelerometerSamples = 0
+    var recordingRequests = 0
+
+    mutating func add(_ other: RecordCounts) {
+        steps += other.steps
+        floorChanges += other.floorChanges
+        pedometerTransitions += other.pedometerTransitions
+        activitySegments += other.activitySegments
+        accelerometerSamples += other.accelerometerSamples
+        recordingRequests += other.recordingRequests
+    }
+
+    func exceeds(_ limits: HistoryLimits) -> Bool {
+        steps > limits.steps || floorChanges > limits.floorChanges
+            || pedometerTransitions > limits.pedometerTransitions || activitySegments > limits.activitySegments
+            || accelerometerSamples > limits.accelerometerSamples || recordingRequests > limits.recordingRequests
+    }
+}
+
+struct WriterState {
+    var lastMaintenance: ContinuousClock.Instant?
+    /// Stored counts at the last maintenance plus what this process wrote since (an upper bound when
+    /// duplicates were ignored; other processes' writes are seen at the next maintenance).
+    var estimate = RecordCounts()
+}

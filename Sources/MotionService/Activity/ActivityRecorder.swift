@@ -1,0 +1,170 @@
+import Foundation
+import MotionEngine
+import MotionHistory
+
+/// An activity state in the service's terms (the API turns it into `CMMotionActivity`).
+public struct ActivityReport: Sendable, Hashable {
+    /// When the state began.
+    public var startDate: Date
+    /// Device time of the report, seconds.
+    public var timestamp: TimeInterval
+    public var unknown: Bool
+    public var stationary: Bool
+    public var walking: Bool
+    public var running: Bool
+    public var cycling: Bool
+    public var automotive: Bool
+    /// 0 low, 1 medium, 2 high.
+    public var confidence: Int
+}
+
+/// A live activity client.
+public final class ActivityClient: @unchecked Sendable {
+    let receive: @Sendable (ActivityReport) -> Void
+    init(receive: @escaping @Sendable (ActivityReport) -> Void) { self.receive = receive }
+}
+
+/// The service's activity recognition: once a process uses activity (or the pedometer), it classifies
+/// the accelerometer for as long as the process runs, writes each state change to the history, and
+/// feeds the live clients (each gets the current state first, then changes only).
+///
+/// When recording starts after an earlier run of this device ended, an `unknown` state is written at the
+/// end of that run, so that the gap reads as unknown rather than as the last state.
+final class ActivityRecorder: @unchecked Sendable {
+    private weak var service: MotionService?
+    private var classifier: ActivityClassifier?
+    private var tracker = ActivityTracker()
+    private var input: SensorSubscription?
+    private var clients: [ActivityClient] = []
+    private var current: ActivityReport?
+    private let lock = NSLock()
+
+    init(service: MotionService) {
+        self.service = service
+    }
+
+    /// Starts recognising (idempotent). Returns false when the model cannot be loaded or there is no
+    /// accelerometer.
+    @discardableResult
+    func start() -> Bool {
+        guard let service, service.has(.accelerometer) else { return false }
+        lock.lock()
+        if input != nil {
+            lock.unlock()
+            return true
+        }
+        if classifier == nil {
+            do {
+                classifier = try ActivityClassifier()
+            } catch {
+                lock.unlock()
+                service.logger.error("activity model unavailable: \(error)")
+                return false
+            }
+        }
+        lock.unlock()
+        if let history = service.history, let last = try? history.latestRecordDate(source: service.historySource) {
+            try? history.append(
+                ActivityRecord(startDate: last.addingTimeInterval(0.001), flags: .unknown, confidence: .low), source: service.historySource
+            )
+        }
+        let s = service.subscribe(to: .accelerometer, interval: 0.02) { [weak self] sample in self?.receive(sample) }
+        lock.lock()
+        input = s
+        lock.unlock()
+        return true
+    }
+
+    /// Adds a live client; it receives the current state at once when one is known.
+    func addClient(_ receive: @escaping @Sendable (ActivityReport) -> Void) -> ActivityClient? {
+        guard start() else { return nil }
+        let client = ActivityClient(receive: receive)
+        lock.lock()
+        clients.append(client)
+        let now = current
+        lock.unlock()
+        if let now { receive(now) }
+        return client
+    }
+
+    func removeClient(_ client: ActivityClient) {
+        lock.lock()
+        clients.removeAll { $0 === client }
+        lock.unlock()
+    }
+
+    /// Called under the service's lock, in sample order.
+    private func receive(_ sample: SensorSample) {
+        guard let service else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        guard let estimate = classifier?.add(sample), let state = tracker.update(estimate) else { return }
+        let f = state.flags
+        let report = ActivityReport(
+            startDate: service.date(at: state.startTime), timestamp: estimate.time,
+            unknown: f.contains(.unknown), stationary: f.contains(.stationary), walking: f.contains(.walking),
+            running: f.contains(.running), cycling: f.contains(.cycling), automotive: f.contains(.automotive),
+            confidence: state.confidence.rawValue
+        )
+        current = report
+        for c in clients { c.receive(report) }
+        guard let history = service.history else { return }
+        var flags: MotionHistory.ActivityFlags = []
+        if report.unknown { flags.insert(.unknown) }
+        if report.stationary { flags.insert(.stationary) }
+        if report.walking { flags.insert(.walking) }
+        if report.running { flags.insert(.running) }
+        if report.cycling { flags.insert(.cycling) }
+        if report.automotive { flags.insert(.automotive) }
+        do {
+            try history.append(
+                ActivityRecord(
+                    startDate: report.startDate, flags: flags,
+                    confidence: MotionHistory.ActivityConfidence(rawValue: report.confidence) ?? .low
+                ),
+                source: service.historySource
+            )
+        } catch {
+            service.logger.error("recording activity history failed: \(error)")
+        }
+    }
+}
+
+extension MotionService {
+    var activityRecorder: ActivityRecorder {
+        recorders.lock.lock()
+        defer { recorders.lock.unlock() }
+        if let r = recorders.activity { return r }
+        let r = ActivityRecorder(service: self)
+        recorders.activity = r
+        return r
+    }
+
+    /// Starts recording activity history for as long as the process runs. Returns false when activity
+    /// cannot be recognised on this device.
+    @discardableResult
+    public func startActivityRecording() -> Bool { activityRecorder.start() }
+
+    /// Starts live activity updates; `receive` runs under the service's lock (or at once with the
+    /// current state).
+    public func startActivityUpdates(_ receive: @escaping @Sendable (ActivityReport) -> Void) -> ActivityClient? {
+        activityRecorder.addClient(receive)
+    }
+
+    /// Ends live activity updates.
+    public func stopActivityUpdates(_ client: ActivityClient) { activityRecorder.removeClient(client) }
+
+    /// The activity states of this device overlapping `[start, end]`; the first may begin before `start`.
+    public func activityHistory(from start: Date, to end: Date) throws -> [ActivityReport] {
+        guard let history else { throw ServiceError.historyUnavailable(historyProblem ?? "unknown reason") }
+        return try history.activities(from: start, to: end, source: historySource).map { s in
+            ActivityReport(
+                startDate: s.startDate, timestamp: clock.time(at: s.startDate),
+                unknown: s.flags.contains(.unknown), stationary: s.flags.contains(.stationary),
+                walking: s.flags.contains(.walking), running: s.flags.contains(.running),
+                cycling: s.flags.contains(.cycling), automotive: s.flags.contains(.automotive),
+                confidence: s.confidence.rawValue
+            )
+        }
+    }
+}

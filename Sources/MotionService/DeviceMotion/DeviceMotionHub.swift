@@ -1,0 +1,117 @@
+import Foundation
+import MotionEngine
+
+/// One client of the fused device motion: its reference frame (with its own start yaw), its interval.
+public final class DeviceMotionSubscription: @unchecked Sendable {
+    public let id: Int
+    /// The clamped interval, seconds.
+    public let interval: TimeInterval
+    var frame: AttitudeFrame
+    var decimator: Decimator
+    let receive: @Sendable (DeviceMotionUpdate) -> Void
+    var reportedMovementNeed = false
+
+    init(id: Int, interval: TimeInterval, devicePeriod: Double, frame: AttitudeFrame, receive: @escaping @Sendable (DeviceMotionUpdate) -> Void) {
+        self.id = id
+        self.interval = interval
+        self.frame = frame
+        self.decimator = Decimator(interval: interval, devicePeriod: devicePeriod)
+        self.receive = receive
+    }
+}
+
+/// What a device-motion client receives.
+public enum DeviceMotionUpdate: Sendable {
+    /// A fused sample with its attitude in the client's frame and its heading (degrees; negative in the
+    /// arbitrary frames).
+    case estimate(DeviceMotionEstimate, attitude: Quaternion, heading: Double)
+    /// The magnetometer needs the device to move to calibrate (reported once per client, for the frames
+    /// that use the magnetometer).
+    case needsMovement
+}
+
+/// Runs the fusion once for all device-motion clients of a service, at the device's full rate, and
+/// hands each client its estimates decimated to its interval in its reference frame.
+final class DeviceMotionHub: @unchecked Sendable {
+    private weak var service: MotionService?
+    private var estimator = DeviceMotionEstimator()
+    private var clients: [DeviceMotionSubscription] = []
+    private var inputs: [SensorSubscription] = []
+    // The estimator is used under the service's lock (samples arrive under it); `clients` and `inputs`
+    // change under `clientsLock`; adding and removing clients is serialised by `configurationLock`.
+    private let clientsLock = NSLock()
+    private let configurationLock = NSLock()
+
+    init(service: MotionService) {
+        self.service = service
+    }
+
+    var isEmpty: Bool {
+        clientsLock.lock()
+        defer { clientsLock.unlock() }
+        return clients.isEmpty
+    }
+
+    /// Adds a client; starts the inputs for the first one.
+    func add(_ client: DeviceMotionSubscription) {
+        configurationLock.lock()
+        defer { configurationLock.unlock() }
+        clientsLock.lock()
+        clients.append(client)
+        let first = clients.count == 1
+        clientsLock.unlock()
+        if first { startInputs() }
+    }
+
+    /// Removes a client; stops the inputs after the last one.
+    func remove(_ client: DeviceMotionSubscription) {
+        configurationLock.lock()
+        defer { configurationLock.unlock() }
+        clientsLock.lock()
+        let before = clients.count
+        clients.removeAll { $0 === client }
+        let last = clients.isEmpty && before > 0
+        clientsLock.unlock()
+        if last { stopInputs() }
+    }
+
+    private func startInputs() {
+        guard let service else { return }
+        // A fresh filter for each run: it converges within seconds, as Apple's does after a start.
+        estimator = DeviceMotionEstimator()
+        var list: [SensorSubscription] = []
+        for sensor in [SensorKind.gyroscope, .accelerometer, .magnetometer] where service.has(sensor) {
+            if let s = service.subscribe(to: sensor, interval: 0, receive: { [weak self] sample in self?.fuse(sample) }) {
+                list.append(s)
+            }
+        }
+        clientsLock.lock()
+        inputs = list
+        clientsLock.unlock()
+    }
+
+    private func stopInputs() {
+        clientsLock.lock()
+        let list = inputs
+        inputs = []
+        clientsLock.unlock()
+        for s in list { service?.cancel(s) }
+    }
+
+    /// Called under the service's lock, in sample order.
+    private func fuse(_ sample: SensorSample) {
+        guard let estimate = estimator.add(sample) else { return }
+        clientsLock.lock()
+        let list = clients
+        clientsLock.unlock()
+        for client in list {
+            if estimate.needsCalibrationMovement && client.frame.referenceFrame.usesMagnetometer && !client.reportedMovementNeed {
+                client.reportedMovementNeed = true
+                client.receive(.needsMovement)
+            }
+            guard client.decimator.admit(estimate.time) else { continue }
+            let attitude = client.frame.attitude(for: estimate)
+            client.receive(.estimate(estimate, attitude: attitude, heading: client.frame.heading(of: attitude)))
+        }
+    }
+}

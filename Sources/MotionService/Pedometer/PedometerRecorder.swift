@@ -1,0 +1,239 @@
+import Foundation
+import MotionEngine
+import MotionHistory
+
+/// Totals of a pedometer session or query, in the service's terms (the API turns them into
+/// `CMPedometerData`).
+public struct PedometerTotals: Sendable, Hashable {
+    public var start: Date
+    public var end: Date
+    public var steps: Int
+    /// Metres.
+    public var distance: Double
+    public var floorsAscended: Int
+    public var floorsDescended: Int
+    /// Seconds spent moving (between steps at most 2 s apart).
+    public var activeDuration: Double
+    /// Steps per second, live sessions only.
+    public var currentCadence: Double?
+    /// Seconds per metre, live sessions only.
+    public var currentPace: Double?
+
+    /// Seconds per metre while moving, or `nil` without movement.
+    public var averageActivePace: Double? {
+        distance > 0 && activeDuration > 0 ? activeDuration / distance : nil
+    }
+}
+
+/// A live pedometer session: cumulative totals from its start date, reported to `receive`.
+public final class PedometerSession: @unchecked Sendable {
+    let start: Date
+    var totals: PedometerTotals
+    var lastStepTime: Double?
+    var changed = false
+    var lastReport = -Double.infinity
+    let receive: @Sendable (PedometerTotals) -> Void
+
+    init(start: Date, totals: PedometerTotals, receive: @escaping @Sendable (PedometerTotals) -> Void) {
+        self.start = start
+        self.totals = totals
+        self.receive = receive
+    }
+}
+
+/// A client of pause/resume events.
+public final class PedometerEventClient: @unchecked Sendable {
+    let receive: @Sendable (_ date: Date, _ resumed: Bool) -> Void
+    init(receive: @escaping @Sendable (Date, Bool) -> Void) { self.receive = receive }
+}
+
+/// The service's pedometer: once a process uses the pedometer (or activity), it counts steps, floors
+/// and pauses from the accelerometer (and barometer) for as long as the process runs, writes them to
+/// the history, and feeds the live sessions and event clients.
+///
+/// Live sessions report at most once a second of device time, when something changed, and at a pause.
+final class PedometerRecorder: @unchecked Sendable {
+    /// The accelerometer rate the pedometer asks for, Hz (the detector resamples to 50 Hz).
+    static let accelerometerRate = 100.0
+    /// The most often a live session reports, seconds.
+    static let reportInterval = 1.0
+    /// Steps at most this far apart count as moving time (the history's rule).
+    static let activeGap = HistoryStore.maximumActiveStepGap
+
+    private weak var service: MotionService?
+    private var engine = PedometerEngine()
+    private var inputs: [SensorSubscription] = []
+    private var sessions: [PedometerSession] = []
+    private var eventClients: [PedometerEventClient] = []
+    private var currentTime = -Double.infinity
+    private let lock = NSLock()
+
+    init(service: MotionService) {
+        self.service = service
+    }
+
+    /// Starts counting (idempotent).
+    func start() {
+        guard let service else { return }
+        lock.lock()
+        let running = !inputs.isEmpty
+        lock.unlock()
+        guard !running, service.has(.accelerometer) else { return }
+        var list: [SensorSubscription] = []
+        if let a = service.subscribe(to: .accelerometer, interval: 1 / Self.accelerometerRate, receive: { [weak self] s in self?.receive(s) }) {
+            list.append(a)
+        }
+        if service.has(.barometer), let b = service.subscribe(to: .barometer, interval: 0, receive: { [weak self] s in self?.receive(s) }) {
+            list.append(b)
+        }
+        lock.lock()
+        inputs = list
+        lock.unlock()
+    }
+
+    /// Adds a live session cumulative from `start`: its totals begin with the history from `start` to now.
+    func addSession(from start: Date, receive: @escaping @Sendable (PedometerTotals) -> Void) -> PedometerSession? {
+        guard let service else { return nil }
+        self.start()
+        // No event may slip between the history's totals and the session's first live event.
+        lock.lock()
+        defer { lock.unlock() }
+        let now = service.date(at: service.clock.now)
+        var totals = PedometerTotals(
+            start: start, end: max(start, now), steps: 0, distance: 0, floorsAscended: 0, floorsDescended: 0, activeDuration: 0
+        )
+        if start < now, let history = service.history,
+           let summary = try? history.pedometerSummary(from: start, to: now, source: service.historySource) {
+            totals.steps = summary.steps
+            totals.distance = summary.distance
+            totals.floorsAscended = summary.floorsAscended
+            totals.floorsDescended = summary.floorsDescended
+            totals.activeDuration = summary.activeDuration
+        }
+        let session = PedometerSession(start: start, totals: totals, receive: receive)
+        session.changed = totals.steps > 0
+        sessions.append(session)
+        return session
+    }
+
+    func removeSession(_ session: PedometerSession) {
+        lock.lock()
+        sessions.removeAll { $0 === session }
+        lock.unlock()
+    }
+
+    func addEventClient(_ receive: @escaping @Sendable (Date, Bool) -> Void) -> PedometerEventClient {
+        start()
+        let client = PedometerEventClient(receive: receive)
+        lock.lock()
+        eventClients.append(client)
+        lock.unlock()
+        return client
+    }
+
+    func removeEventClient(_ client: PedometerEventClient) {
+        lock.lock()
+        eventClients.removeAll { $0 === client }
+        lock.unlock()
+    }
+
+    /// Called under the service's lock, in sample order.
+    private func receive(_ sample: SensorSample) {
+        guard let service else { return }
+        engine.add(sample)
+        lock.lock()
+        defer { lock.unlock() }
+        currentTime = max(currentTime, sample.time)
+        var steps: [StepRecord] = []
+        var floors: [FloorRecord] = []
+        var transitions: [PedometerTransitionRecord] = []
+        var paused = false
+        while let event = engine.nextEvent() {
+            let date = service.date(at: event.time)
+            switch event {
+            case .step(let t, let length):
+                steps.append(StepRecord(date: date, strideLength: length))
+                for s in sessions where date >= s.start {
+                    s.totals.steps += 1
+                    s.totals.distance += length
+                    if let last = s.lastStepTime, t - last <= Self.activeGap, t > last { s.totals.activeDuration += t - last }
+                    s.lastStepTime = t
+                    s.changed = true
+                }
+            case .floor(_, let ascended):
+                floors.append(FloorRecord(date: date, change: ascended ? .ascended : .descended))
+                for s in sessions where date >= s.start {
+                    if ascended { s.totals.floorsAscended += 1 } else { s.totals.floorsDescended += 1 }
+                    s.changed = true
+                }
+            case .pause:
+                transitions.append(PedometerTransitionRecord(date: date, transition: .pause))
+                for c in eventClients { c.receive(date, false) }
+                paused = true
+            case .resume:
+                transitions.append(PedometerTransitionRecord(date: date, transition: .resume))
+                for c in eventClients { c.receive(date, true) }
+            }
+        }
+        if let history = service.history {
+            let source = service.historySource
+            do {
+                if !steps.isEmpty { try history.append(contentsOf: steps, source: source) }
+                if !floors.isEmpty { try history.append(contentsOf: floors, source: source) }
+                if !transitions.isEmpty { try history.append(contentsOf: transitions, source: source) }
+            } catch {
+                service.logger.error("recording pedometer history failed: \(error)")
+            }
+        }
+        let end = service.date(at: currentTime)
+        for s in sessions where s.changed && (paused || currentTime - s.lastReport >= Self.reportInterval) {
+            s.changed = false
+            s.lastReport = currentTime
+            var totals = s.totals
+            totals.end = max(end, s.start)
+            totals.currentCadence = engine.isMoving ? engine.currentCadence : nil
+            totals.currentPace = engine.isMoving ? engine.currentPace : nil
+            s.receive(totals)
+        }
+    }
+}
+
+extension MotionService {
+    var pedometerRecorder: PedometerRecorder {
+        recorders.lock.lock()
+        defer { recorders.lock.unlock() }
+        if let r = recorders.pedometer { return r }
+        let r = PedometerRecorder(service: self)
+        recorders.pedometer = r
+        return r
+    }
+
+    /// Starts recording pedometer history (steps, floors, pauses) for as long as the process runs.
+    public func startPedometerRecording() { pedometerRecorder.start() }
+
+    /// Starts a live session cumulative from `start`; `receive` runs under the service's lock.
+    public func startPedometerSession(from start: Date, receive: @escaping @Sendable (PedometerTotals) -> Void) -> PedometerSession? {
+        pedometerRecorder.addSession(from: start, receive: receive)
+    }
+
+    /// Ends a live session.
+    public func stopPedometerSession(_ session: PedometerSession) { pedometerRecorder.removeSession(session) }
+
+    /// Starts pause/resume events; `receive` runs under the service's lock.
+    public func startPedometerEvents(_ receive: @escaping @Sendable (Date, Bool) -> Void) -> PedometerEventClient {
+        pedometerRecorder.addEventClient(receive)
+    }
+
+    /// Ends pause/resume events.
+    public func stopPedometerEvents(_ client: PedometerEventClient) { pedometerRecorder.removeEventClient(client) }
+
+    /// Totals over `[start, end)` from the history of this device.
+    public func pedometerTotals(from start: Date, to end: Date) throws -> PedometerTotals {
+        guard let history else { throw ServiceError.historyUnavailable(historyProblem ?? "unknown reason") }
+        let s = try history.pedometerSummary(from: start, to: end, source: historySource)
+        return PedometerTotals(
+            start: start, end: end, steps: s.steps, distance: s.distance, floorsAscended: s.floorsAscended,
+            floorsDescended: s.floorsDescended, activeDuration: s.activeDuration
+        )
+    }
+}

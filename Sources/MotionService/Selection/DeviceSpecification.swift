@@ -1,0 +1,148 @@
+import Foundation
+
+/// Which device a process uses, as chosen by the `COREMOTION_DEVICE` environment variable
+/// (see `spec/DEVICES.md`).
+///
+/// | value | device |
+/// |---|---|
+/// | unset, empty or `auto` | the Linux IIO motion sensors of this machine if there are any, otherwise none |
+/// | `none` | no sensors: every availability check is false, nothing is delivered |
+/// | `replay:PATH` | a recording (file, folder or `.zip`), played in real time from process start; `?speed=4` plays four times faster, `&loop=true` starts over at the end |
+/// | `sim:SCENE` | the simulator with a named scene or a scene file; `?seed=N`, `&speed=N` |
+/// | `iio` / `iio:ROOT` | Linux IIO sensors, optionally under another sysfs root |
+public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
+    case auto
+    case none
+    case replay(path: String, speed: Double, loop: Bool)
+    case simulator(scene: String, seed: UInt64, speed: Double)
+    case iio(root: String?)
+
+    /// The environment variable that selects the device.
+    public static let environmentVariable = "COREMOTION_DEVICE"
+
+    /// The accepted forms, for error messages and `--help`.
+    public static let acceptedForms = """
+        accepted forms of COREMOTION_DEVICE:
+          (unset) or auto                          this machine's IIO motion sensors if any, otherwise none
+          none                                     no sensors
+          replay:PATH[?speed=N][&loop=true]        play a recording (file, folder or .zip) from process start
+          sim:SCENE[?seed=N][&speed=N]             the simulator with a named scene or a scene file (.json)
+          iio  or  iio:ROOT                        Linux IIO sensors (ROOT: another sysfs root, for tests)
+        """
+
+    /// Reads the specification from the environment.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> DeviceSpecification {
+        try parse(environment[environmentVariable] ?? "")
+    }
+
+    /// Parses a `COREMOTION_DEVICE` value.
+    public static func parse(_ rawValue: String) throws -> DeviceSpecification {
+        let value = rawValue.trimmingCharacters(in: .whitespaces)
+        func fail(_ why: String) -> DeviceSpecificationError {
+            DeviceSpecificationError(value: rawValue, reason: why)
+        }
+        if value.isEmpty || value == "auto" { return .auto }
+        if value == "none" { return .none }
+        if value == "iio" { return .iio(root: nil) }
+        guard let colon = value.firstIndex(of: ":") else {
+            throw fail("unknown device '\(value)'")
+        }
+        let kind = String(value[..<colon])
+        let rest = String(value[value.index(after: colon)...])
+        // Options follow the last '?', so paths may contain ':' but not '?'.
+        let (target, query) = splitQuery(rest)
+        let options = try parseOptions(query, fail: fail)
+        switch kind {
+        case "replay":
+            guard !target.isEmpty else { throw fail("replay: needs a path, e.g. replay:/data/walk.zip") }
+            try checkKeys(options, allowed: ["speed", "loop"], fail: fail)
+            let speed = try positiveDouble(options["speed"] ?? "1", key: "speed", fail: fail)
+            let loop = try bool(options["loop"] ?? "false", key: "loop", fail: fail)
+            return .replay(path: target, speed: speed, loop: loop)
+        case "sim":
+            guard !target.isEmpty else { throw fail("sim: needs a scene name or a scene file, e.g. sim:walking-in-hand") }
+            try checkKeys(options, allowed: ["seed", "speed"], fail: fail)
+            let speed = try positiveDouble(options["speed"] ?? "1", key: "speed", fail: fail)
+            guard let seed = UInt64(options["seed"] ?? "1") else {
+                throw fail("seed must be a non-negative integer, found '\(options["seed"] ?? "")'")
+            }
+            return .simulator(scene: target, seed: seed, speed: speed)
+        case "iio":
+            guard options.isEmpty else { throw fail("iio: takes no options") }
+            return .iio(root: target.isEmpty ? nil : target)
+        default:
+            throw fail("unknown device kind '\(kind)'")
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .auto: "auto"
+        case .none: "none"
+        case .replay(let path, let speed, let loop):
+            "replay:\(path)" + (speed != 1 || loop ? "?speed=\(speed)&loop=\(loop)" : "")
+        case .simulator(let scene, let seed, let speed):
+            "sim:\(scene)?seed=\(seed)" + (speed != 1 ? "&speed=\(speed)" : "")
+        case .iio(let root): root.map { "iio:\($0)" } ?? "iio"
+        }
+    }
+
+    private static func splitQuery(_ s: String) -> (String, String?) {
+        guard let q = s.lastIndex(of: "?") else { return (s, nil) }
+        return (String(s[..<q]), String(s[s.index(after: q)...]))
+    }
+
+    private static func parseOptions(
+        _ query: String?, fail: (String) -> DeviceSpecificationError
+    ) throws -> [String: String] {
+        guard let query, !query.isEmpty else { return [:] }
+        var options: [String: String] = [:]
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty else { throw fail("option '\(pair)' is not key=value") }
+            guard options[parts[0]] == nil else { throw fail("option '\(parts[0])' given twice") }
+            options[parts[0]] = parts[1]
+        }
+        return options
+    }
+
+    private static func checkKeys(
+        _ options: [String: String], allowed: Set<String>, fail: (String) -> DeviceSpecificationError
+    ) throws {
+        for key in options.keys.sorted() where !allowed.contains(key) {
+            throw fail("unknown option '\(key)' (allowed: \(allowed.sorted().joined(separator: ", ")))")
+        }
+    }
+
+    private static func positiveDouble(
+        _ text: String, key: String, fail: (String) -> DeviceSpecificationError
+    ) throws -> Double {
+        guard let v = Double(text), v.isFinite, v > 0 else { throw fail("\(key) must be a positive number, found '\(text)'") }
+        return v
+    }
+
+    private static func bool(_ text: String, key: String, fail: (String) -> DeviceSpecificationError) throws -> Bool {
+        switch text.lowercased() {
+        case "true", "1", "yes": return true
+        case "false", "0", "no": return false
+        default: throw fail("\(key) must be true or false, found '\(text)'")
+        }
+    }
+}
+
+/// A malformed `COREMOTION_DEVICE` value, or a device that cannot be opened.
+public struct DeviceSpecificationError: Error, Sendable, CustomStringConvertible {
+    /// The value that was given.
+    public var value: String
+    /// What is wrong with it.
+    public var reason: String
+
+    public init(value: String, reason: String) {
+        self.value = value
+        self.reason = reason
+    }
+
+    public var description: String {
+        "COREMOTION_DEVICE=\"\(value)\": \(reason)\n\(DeviceSpecification.acceptedForms)"
+    }
+}

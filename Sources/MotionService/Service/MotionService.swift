@@ -1,0 +1,287 @@
+import Foundation
+import Logging
+import MotionHistory
+
+/// The one motion service of a process, like Apple's motion daemon: it owns the device, starts only
+/// the sensors some client needs at the fastest rate any client asked for, and fans each sample out
+/// to the clients, decimated to each client's interval.
+///
+/// Apps never see it: `CMMotionManager()` and friends use ``current``, which is the process-wide
+/// ``shared`` service (device chosen by `COREMOTION_DEVICE`) unless a test installed another with
+/// ``withService(_:operation:)`` or ``installProcessOverride(_:)``.
+public final class MotionService: @unchecked Sendable {
+    /// The device all samples come from.
+    public let device: any MotionDevice
+    /// How the device was chosen, when it came from a specification.
+    public let specification: DeviceSpecification?
+    /// The clock of the device's timestamps (seconds on the `systemUptime` time base).
+    public var clock: any MotionClock { device.clock }
+
+    public let logger = Logger(label: "coremotion.service")
+
+    /// Guards the subscriber lists and everything fed from them.
+    private let lock = NSLock()
+    /// Serialises device reconfiguration (kept outside `lock` so that a device thread delivering a
+    /// sample never waits on a reconfiguration that waits on it).
+    private let configurationLock = NSLock()
+    private var subscribers: [SensorKind: [SensorSubscription]] = [:]
+    private var nextID = 0
+    private var lostSensors: Set<SensorKind> = []
+    private var reachedEnd = false
+    private var deliveries: [ObjectIdentifier: any DrainableDelivery] = [:]
+
+    /// Where the history lives; `nil` for the location `COREMOTION_HISTORY` chooses.
+    let historyLocation: HistoryLocation?
+    let historyLock = NSLock()
+    var historyState = HistoryState.closed
+    /// Background recorders (accelerometer for the sensor recorder; pedometer and activity history),
+    /// made on first use.
+    let recorders = Recorders()
+
+    /// - Parameters:
+    ///   - device: the device all samples come from.
+    ///   - specification: how it was chosen, if from a specification.
+    ///   - history: where pedometer, activity and recorded-accelerometer history lives; `nil` for the
+    ///     location `COREMOTION_HISTORY` chooses (tests pass `.inMemory`).
+    public init(device: any MotionDevice, specification: DeviceSpecification? = nil, history: HistoryLocation? = nil) {
+        self.device = device
+        self.specification = specification
+        self.historyLocation = history
+    }
+
+    // MARK: Which service
+
+    @TaskLocal private static var taskOverride: MotionService?
+    private static let overrideLock = NSLock()
+    nonisolated(unsafe) private static var processOverride: MotionService?
+
+    /// The process-wide service, made on first use from `COREMOTION_DEVICE`.
+    ///
+    /// A malformed value, or a device that cannot be opened (a missing recording, an unknown scene),
+    /// stops the process at first use with a message on standard error that lists the accepted
+    /// forms; it never silently falls back to another device.
+    public static let shared: MotionService = {
+        do {
+            return try MotionService.fromEnvironment()
+        } catch {
+            FileHandle.standardError.write(Data("coremotion: \(error)\n".utf8))
+            exit(EXIT_FAILURE)
+        }
+    }()
+
+    /// Makes a service for the device that `COREMOTION_DEVICE` names, on the system clock.
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> MotionService {
+        let spec = try DeviceSpecification.fromEnvironment(environment)
+        let device = try DeviceFactory.makeDevice(spec, clock: SystemClock.shared)
+        return MotionService(device: device, specification: spec)
+    }
+
+    /// The service the API uses now: a task's override, else the process override, else ``shared``.
+    public static var current: MotionService {
+        if let task = taskOverride { return task }
+        overrideLock.lock()
+        let process = processOverride
+        overrideLock.unlock()
+        return process ?? shared
+    }
+
+    /// Runs `operation` with `service` as ``current`` for the task (and its child tasks).
+    public static func withService<R>(_ service: MotionService, operation: () throws -> R) rethrows -> R {
+        try $taskOverride.withValue(service, operation: operation)
+    }
+
+    /// Runs `operation` with `service` as ``current`` for the task (and its child tasks).
+    public static func withService<R>(
+        _ service: MotionService, isolation: isolated (any Actor)? = #isolation, operation: () async throws -> R
+    ) async rethrows -> R {
+        try await $taskOverride.withValue(service, operation: operation, isolation: isolation)
+    }
+
+    /// Installs `service` as ``current`` for the whole process (all threads) until removed with `nil`.
+    public static func installProcessOverride(_ service: MotionService?) {
+        overrideLock.lock()
+        processOverride = service
+        overrideLock.unlock()
+    }
+
+    // MARK: Sensors
+
+    /// What the device offers for `sensor` now, or `nil` when it has no such sensor (or lost it).
+    public func sensorDescription(_ sensor: SensorKind) -> SensorDescription? {
+        device.sensors[sensor]
+    }
+
+    /// Whether the device has `sensor` now.
+    public func has(_ sensor: SensorKind) -> Bool { device.sensors[sensor] != nil }
+
+    /// Shortest and longest update interval a client may ask for, seconds.
+    ///
+    /// The shortest is the device's fastest sample period; the longest is 1 s (so that a client
+    /// always hears from a running sensor at least once a second).
+    public func intervalRange(_ sensor: SensorKind) -> ClosedRange<TimeInterval>? {
+        guard let d = device.sensors[sensor] else { return nil }
+        let fastest = 1 / d.maximumRate
+        return fastest...max(fastest, MotionService.longestInterval)
+    }
+
+    /// The longest update interval, seconds.
+    public static let longestInterval: TimeInterval = 1.0
+
+    /// `requested` clamped into ``intervalRange(_:)``; NaN and negative values count as "fastest".
+    /// Without the sensor, the value is only made non-negative.
+    public func clampInterval(_ requested: TimeInterval, for sensor: SensorKind) -> TimeInterval {
+        let value = requested.isNaN ? 0 : max(0, requested)
+        guard let range = intervalRange(sensor) else { return value }
+        return min(max(value, range.lowerBound), range.upperBound)
+    }
+
+    /// Subscribes to every sample of `sensor`, thinned to `interval` seconds (clamped), delivered to
+    /// `receive` on the device's thread. Returns `nil` when the device has no such sensor.
+    ///
+    /// `receive` runs under the service's lock: it must be quick and must not call back into the
+    /// service (hand the sample to a ``QueueDelivery`` instead).
+    public func subscribe(
+        to sensor: SensorKind, interval: TimeInterval, receive: @escaping @Sendable (SensorSample) -> Void
+    ) -> SensorSubscription? {
+        guard let description = device.sensors[sensor] else { return nil }
+        let clamped = clampInterval(interval, for: sensor)
+        lock.lock()
+        nextID += 1
+        let subscription = SensorSubscription(
+            id: nextID, sensor: sensor, interval: clamped, devicePeriod: 1 / description.maximumRate, receive: receive
+        )
+        subscribers[sensor, default: []].append(subscription)
+        lock.unlock()
+        reconfigure()
+        return subscription
+    }
+
+    /// Ends a subscription; the sensor stops when no one else needs it.
+    public func cancel(_ subscription: SensorSubscription) {
+        lock.lock()
+        subscribers[subscription.sensor]?.removeAll { $0 === subscription }
+        lock.unlock()
+        reconfigure()
+    }
+
+    /// The rate the device runs `sensor` at now (Hz), or `nil` when it is off.
+    public func activeRate(_ sensor: SensorKind) -> Double? {
+        lock.lock()
+        defer { lock.unlock() }
+        return rates()[sensor]
+    }
+
+    /// Whether the device reached the end of its data (a replay without `loop`).
+    public var hasReachedEnd: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return reachedEnd
+    }
+
+    /// Rates wanted now: per sensor, the fastest rate any subscriber asked for. Caller holds `lock`.
+    private func rates() -> [SensorKind: Double] {
+        var rates: [SensorKind: Double] = [:]
+        for (sensor, list) in subscribers where !list.isEmpty {
+            guard let d = device.sensors[sensor] else { continue }
+            let fastestWanted = list.map { $0.interval > 0 ? 1 / $0.interval : d.maximumRate }.max() ?? d.minimumRate
+            rates[sensor] = min(d.maximumRate, max(d.minimumRate, fastestWanted))
+        }
+        return rates
+    }
+
+    private func reconfigure() {
+        configurationLock.lock()
+        defer { configurationLock.unlock() }
+        lock.lock()
+        let wanted = rates()
+        lock.unlock()
+        device.run(
+            wanted,
+            sink: { [weak self] sample in self?.dispatch(sample) },
+            events: { [weak self] event in self?.handle(event) }
+        )
+    }
+
+    private func dispatch(_ sample: SensorSample) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let list = subscribers[sample.sensor] else { return }
+        for subscription in list where subscription.decimator.admit(sample.time) {
+            subscription.receive(sample)
+        }
+    }
+
+    private func handle(_ event: DeviceEvent) {
+        switch event {
+        case .sensorLost(let sensor, let reason):
+            logger.warning("\(sensor) lost: \(reason)")
+            lock.lock()
+            lostSensors.insert(sensor)
+            lock.unlock()
+        case .sensorReturned(let sensor):
+            logger.notice("\(sensor) is back")
+            lock.lock()
+            lostSensors.remove(sensor)
+            lock.unlock()
+            reconfigure()
+        case .endOfData:
+            logger.debug("\(device.name): end of data")
+            lock.lock()
+            reachedEnd = true
+            lock.unlock()
+        }
+    }
+
+    // MARK: Deliveries (for the virtual-clock harness)
+
+    /// Registers a delivery stream so that ``waitUntilDelivered(timeout:)`` waits for it.
+    public func track(_ delivery: some DrainableDelivery) {
+        lock.lock()
+        deliveries[ObjectIdentifier(delivery)] = delivery
+        lock.unlock()
+    }
+
+    /// Forgets a delivery stream.
+    public func untrack(_ delivery: some DrainableDelivery) {
+        lock.lock()
+        deliveries[ObjectIdentifier(delivery)] = nil
+        lock.unlock()
+    }
+
+    /// Blocks until every handler operation enqueued so far has run. Returns false on timeout.
+    @discardableResult
+    public func waitUntilDelivered(timeout: TimeInterval = 10) -> Bool {
+        lock.lock()
+        let list = Array(deliveries.values)
+        lock.unlock()
+        let deadline = Date().addingTimeInterval(timeout)
+        return list.allSatisfy { $0.waitUntilDrained(timeout: max(0, deadline.timeIntervalSinceNow)) }
+    }
+}
+
+/// A subscription to one sensor's samples.
+public final class SensorSubscription: @unchecked Sendable {
+    public let id: Int
+    public let sensor: SensorKind
+    /// The clamped interval, seconds.
+    public let interval: TimeInterval
+    var decimator: Decimator
+    let receive: @Sendable (SensorSample) -> Void
+
+    init(id: Int, sensor: SensorKind, interval: TimeInterval, devicePeriod: Double, receive: @escaping @Sendable (SensorSample) -> Void) {
+        self.id = id
+        self.sensor = sensor
+        self.interval = interval
+        self.decimator = Decimator(interval: interval, devicePeriod: devicePeriod)
+        self.receive = receive
+    }
+}
+
+/// A delivery stream whose pending work the harness can wait for.
+public protocol DrainableDelivery: AnyObject, Sendable {
+    func waitUntilDrained(timeout: TimeInterval) -> Bool
+}
+
+extension QueueDelivery: DrainableDelivery {}

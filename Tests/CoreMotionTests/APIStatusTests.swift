@@ -1,0 +1,256 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Keeps `API-STATUS.md` in step with the public declarations of the `CoreMotion` module: every
+/// public type and member appears in the table as `works` or `unsupported`, every `works` or
+/// `unsupported` row exists in the code, and `planned` rows do not exist yet.
+@Suite("API-STATUS.md matches the CoreMotion module")
+struct APIStatusTests {
+    @Test("every public declaration has a row, and every row a declaration")
+    func statusTableMatchesCode() throws {
+        let declared = try PublicAPIScanner.scan(TestData.packageRoot.appendingPathComponent("Sources/CoreMotion"))
+        let table = try StatusTable.parse(TestData.packageRoot.appendingPathComponent("API-STATUS.md"))
+        let implemented = Set(table.rows.filter { $0.status != .planned }.map(\.symbol))
+        let planned = Set(table.rows.filter { $0.status == .planned }.map(\.symbol))
+        let missingRows = declared.subtracting(implemented).sorted()
+        let missingCode = implemented.subtracting(declared).sorted()
+        let plannedButPresent = planned.intersection(declared).sorted()
+        #expect(missingRows.isEmpty, "public API without a row in API-STATUS.md:\n\(missingRows.joined(separator: "\n"))")
+        #expect(missingCode.isEmpty, "rows in API-STATUS.md without a public declaration:\n\(missingCode.joined(separator: "\n"))")
+        #expect(plannedButPresent.isEmpty, "rows marked planned that exist now:\n\(plannedButPresent.joined(separator: "\n"))")
+        #expect(declared.count > 250)  // the scanner found the API (about 300 symbols)
+    }
+
+    @Test("unsupported rows give a reason")
+    func unsupportedRowsExplain() throws {
+        let table = try StatusTable.parse(TestData.packageRoot.appendingPathComponent("API-STATUS.md"))
+        let bare = table.rows.filter { $0.status == .unsupported && $0.notes.trimmingCharacters(in: .whitespaces).isEmpty }
+        #expect(bare.isEmpty, "unsupported without a reason: \(bare.map(\.symbol))")
+    }
+
+    @Test("the scanner reads declarations the way the table names them")
+    func scannerNaming() throws {
+        let dir = try TestData.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try """
+            public let CMErrorDomain: String = "x"
+            open class CMThing: NSObject {
+                /// doc { with a brace }
+                public enum Mode: Int {
+                    case a = 0, b = 1
+                    case c
+                }
+                open var value: Int { 1 }
+                open func start(to queue: OperationQueue, withHandler handler: @escaping () -> Void) {}
+                public override init() { super.init() }
+                init(internal: Int) {}
+                open override var description: String { "" }
+                open class func isAvailable() -> Bool { false }
+            }
+            public protocol CMDelegate {
+                func didThing(_ m: CMThing)
+            }
+            """.write(to: dir.appendingPathComponent("A.swift"), atomically: true, encoding: .utf8)
+        let found = try PublicAPIScanner.scan(dir)
+        #expect(found == [
+            "CMErrorDomain", "CMThing", "CMThing.Mode", "CMThing.Mode.a", "CMThing.Mode.b", "CMThing.Mode.c",
+            "CMThing.value", "CMThing.start(to:withHandler:)", "CMThing.init()", "CMThing.isAvailable()",
+            "CMDelegate", "CMDelegate.didThing(_:)",
+        ])
+    }
+}
+
+/// Extracts the public and open declarations of Swift sources as `Type.member(labels:)` names.
+///
+/// It reads the project's formatting: one declaration per line, a type's members on lines after its
+/// opening brace.
+enum PublicAPIScanner {
+    /// NSObject / NSCoding / NSCopying boilerplate that API.md leaves out.
+    static let boilerplate: Set<String> = ["description", "copy(with:)", "encode(with:)", "init(coder:)", "supportsSecureCoding"]
+
+    static func scan(_ directory: URL) throws -> Set<String> {
+        var symbols = Set<String>()
+        let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+        for file in files { symbols.formUnion(scan(source: try String(contentsOf: file, encoding: .utf8))) }
+        return symbols
+    }
+
+    static func scan(source: String) -> Set<String> {
+        var symbols = Set<String>()
+        // Stack of (type name or nil for a non-type block, whether its members count without `public`).
+        var stack: [(name: String?, implicitPublic: Bool)] = []
+        var pendingType: (name: String?, implicitPublic: Bool)?
+        // A non-public type's block must hide its members: mark it with a name of its own.
+        for line in logicalLines(source) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let enclosing = stack.last(where: { $0.name != nil })
+            let typePrefix = enclosing?.name ?? ""
+            let isPublic = trimmed.hasPrefix("public ") || trimmed.hasPrefix("open ")
+                || trimmed.contains(" public ") || trimmed.contains(" open ")
+            // Enum cases and protocol requirements are public without the keyword, directly in the type.
+            let implicit = stack.last.map { $0.name != nil && $0.implicitPublic } ?? false
+            if let type = match(trimmed, #"(?:^|\s)(class|struct|enum|protocol|extension)\s+([A-Za-z_][A-Za-z0-9_.]*)"#),
+               !trimmed.contains("class var"), !trimmed.contains("class func") {
+                let kind = type[0], name = type[1]
+                let visible = isPublic || kind == "extension" || implicit
+                let qualified = typePrefix.isEmpty || kind == "extension" ? name : typePrefix + "." + name
+                if visible && kind != "extension" { symbols.insert(qualified) }
+                pendingType = visible ? (qualified, kind == "enum" || kind == "protocol") : (nil, false)
+            } else if isPublic || implicit, let name = memberName(trimmed), !name.isEmpty, !boilerplate.contains(name),
+                      !trimmed.contains(" override init(") || name == "init()" {
+                symbols.insert(typePrefix.isEmpty ? name : typePrefix + "." + name)
+                if trimmed.hasPrefix("case ") || trimmed.contains(" case ") {
+                    for extra in caseNames(trimmed).dropFirst() { symbols.insert(typePrefix + "." + extra) }
+                }
+                // `var a: Double, b: Double` declares several properties.
+                if let v = trimmed.range(of: "var "), !trimmed.contains("{") {
+                    for part in trimmed[v.upperBound...].split(separator: ",").dropFirst() {
+                        if let extra = match(String(part), #"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*:"#)?.first {
+                            symbols.insert(typePrefix.isEmpty ? extra : typePrefix + "." + extra)
+                        }
+                    }
+                }
+            } else if implicit, trimmed.hasPrefix("case ") {
+                for c in caseNames(trimmed) { symbols.insert(typePrefix + "." + c) }
+            }
+            for ch in line {
+                if ch == "{" {
+                    if let p = pendingType {
+                        stack.append(p)
+                        pendingType = nil
+                    } else {
+                        stack.append((nil, false))
+                    }
+                } else if ch == "}" {
+                    _ = stack.popLast()
+                }
+            }
+            // Continuation lines of an enum case list (`case c` on its own line) are handled above.
+        }
+        return symbols
+    }
+
+    /// Source lines with comments and string contents removed, a declaration whose parentheses span
+    /// several lines joined into one.
+    static func logicalLines(_ source: String) -> [String] {
+        var lines: [String] = []
+        var pending = ""
+        for raw in source.components(separatedBy: "\n") {
+            pending += (pending.isEmpty ? "" : " ") + strip(raw).trimmingCharacters(in: .whitespaces)
+            let open = pending.filter { $0 == "(" }.count
+            let close = pending.filter { $0 == ")" }.count
+            if open <= close {
+                lines.append(pending)
+                pending = ""
+            }
+        }
+        if !pending.isEmpty { lines.append(pending) }
+        return lines
+    }
+
+    /// Removes comments and string contents (so braces inside them do not count).
+    static func strip(_ line: String) -> String {
+        var out = ""
+        var inString = false
+        var previous: Character = " "
+        for ch in line {
+            if !inString && ch == "/" && previous == "/" {
+                out.removeLast()
+                break
+            }
+            if ch == "\"" && previous != "\\" { inString.toggle(); out.append(ch) }
+            else if !inString { out.append(ch) }
+            previous = ch
+        }
+        return out
+    }
+
+    static func match(_ text: String, _ pattern: String) -> [String]? {
+        guard let regex = try? NSRegularExpression(pattern: pattern),
+              let m = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) else { return nil }
+        return (1..<m.numberOfRanges).compactMap { Range(m.range(at: $0), in: text).map { String(text[$0]) } }
+    }
+
+    static func memberName(_ line: String) -> String? {
+        if let f = match(line, #"\bfunc\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:<[^>]*>)?\s*\((.*)"#) {
+            return f[0] + "(" + labels(f[1]) + ")"
+        }
+        if let i = match(line, #"\binit[?!]?\s*\((.*)"#) {
+            return "init(" + labels(i[0]) + ")"
+        }
+        if let v = match(line, #"\b(?:var|let)\s+([A-Za-z_][A-Za-z0-9_]*)"#) { return v[0] }
+        if let t = match(line, #"\btypealias\s+([A-Za-z_][A-Za-z0-9_]*)"#) { return t[0] }
+        if line.hasPrefix("case ") || line.contains(" case ") { return caseNames(line).first }
+        return nil
+    }
+
+    static func caseNames(_ line: String) -> [String] {
+        guard let range = line.range(of: "case ") else { return [] }
+        return line[range.upperBound...].split(separator: ",").compactMap { part in
+            match(String(part), #"^\s*`?([A-Za-z_][A-Za-z0-9_]*)`?"#)?.first
+        }
+    }
+
+    /// External labels of a parameter list that starts right after `(`.
+    static func labels(_ rest: String) -> String {
+        var depth = 0
+        var current = ""
+        var params: [String] = []
+        for ch in rest {
+            if ch == "(" || ch == "[" || ch == "<" { depth += 1 }
+            if ch == ")" || ch == "]" || ch == ">" {
+                if depth == 0 { break }
+                depth -= 1
+            }
+            if ch == "," && depth == 0 {
+                params.append(current)
+                current = ""
+            } else {
+                current.append(ch)
+            }
+        }
+        if !current.trimmingCharacters(in: .whitespaces).isEmpty { params.append(current) }
+        return params.compactMap { p -> String? in
+            let head = p.trimmingCharacters(in: .whitespaces).split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+            guard let label = head.split(separator: " ").first, !head.isEmpty else { return nil }
+            if label == "isolation" || p.contains("#isolation") { return nil }
+            return String(label) + ":"
+        }.joined()
+    }
+}
+
+/// The rows of `API-STATUS.md`: `### Type` headings, then `| \`member\` | status | notes |` rows.
+struct StatusTable {
+    enum Status: String { case works, unsupported, planned }
+    struct Row {
+        var symbol: String
+        var status: Status
+        var notes: String
+    }
+
+    var rows: [Row]
+
+    static func parse(_ url: URL) throws -> StatusTable {
+        let text = try String(contentsOf: url, encoding: .utf8)
+        var rows: [Row] = []
+        var type: String?
+        for line in text.components(separatedBy: "\n") {
+            if line.hasPrefix("### ") {
+                let heading = line.dropFirst(4).trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "`", with: "")
+                type = heading == "Globals" ? "" : heading
+                continue
+            }
+            guard let type, line.hasPrefix("| `") else { continue }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 4 else { continue }
+            let member = cells[1].replacingOccurrences(of: "`", with: "")
+            guard let status = Status(rawValue: String(cells[2].split(separator: " ").first ?? "")) else { continue }
+            let symbol: String
+            if member == "(type)" { symbol = type } else { symbol = type.isEmpty ? member : type + "." + member }
+            rows.append(Row(symbol: symbol, status: status, notes: cells[3]))
+        }
+        return StatusTable(rows: rows)
+    }
+}

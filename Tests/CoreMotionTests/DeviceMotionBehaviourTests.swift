@@ -1,0 +1,157 @@
+import CoreMotion
+import CoreMotionTesting
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("CMMotionManager device motion on a virtual clock")
+struct DeviceMotionBehaviourTests {
+    /// 20 s of BROAD trial 01 (accelerometer, gyroscope, magnetometer; CC BY 4.0) as a fixture.
+    static let broad = TestData.fixture("recordings/broad/broad-01-excerpt.csv")
+    /// 20 s of a MotionSense walk (no magnetometer; MIT).
+    static let motionSense = TestData.fixture(
+        "recordings/motionsense/motionsense-excerpt.zip#A_DeviceMotion_data_subset/wlk_7/sub_1.csv")
+
+    @Test("availability needs an accelerometer and a gyroscope; frames follow the magnetometer and the location")
+    func availability() throws {
+        let nine = try MotionTestHarness(recording: Self.broad)
+        nine.run {
+            let m = CMMotionManager()
+            #expect(m.isDeviceMotionAvailable)
+            let frames = CMMotionManager.availableAttitudeReferenceFrames()
+            #expect(frames.contains([.xArbitraryZVertical, .xArbitraryCorrectedZVertical, .xMagneticNorthZVertical]))
+        }
+        let six = try MotionTestHarness(recording: Self.motionSense)
+        six.run {
+            #expect(CMMotionManager().isDeviceMotionAvailable)
+            #expect(CMMotionManager.availableAttitudeReferenceFrames() == .xArbitraryZVertical)
+        }
+        let accelOnly = syntheticHarness([.accelerometer: 100])
+        accelOnly.run {
+            #expect(!CMMotionManager().isDeviceMotionAvailable)
+            #expect(CMMotionManager.availableAttitudeReferenceFrames().isEmpty)
+        }
+    }
+
+    @Test("gravity + userAcceleration is the raw sample; |gravity| = 1; gravity agrees with the attitude")
+    func partition() throws {
+        let h = try MotionTestHarness(recording: Self.broad)
+        try h.run {
+            let m = CMMotionManager()
+            let raw = Recorder<CMAccelerometerData>()
+            let fused = Recorder<CMDeviceMotion>()
+            let q = serialQueue()
+            m.accelerometerUpdateInterval = 0
+            m.deviceMotionUpdateInterval = 0
+            m.startAccelerometerUpdates(to: q) { d, _ in if let d { raw.append(d) } }
+            m.startDeviceMotionUpdates(to: q) { d, _ in if let d { fused.append(d) } }
+            h.advance(by: 5)
+            m.stopDeviceMotionUpdates()
+            m.stopAccelerometerUpdates()
+            let samples = raw.all
+            let motions = fused.all
+            #expect(motions.count > 1000)  // 285.7 Hz for 5 s
+            // Each device-motion sample partitions one raw sample exactly (stamped 1.75 ms after it here).
+            var matched = 0
+            var index = 0
+            for dm in motions {
+                while index < samples.count && samples[index].timestamp < dm.timestamp - 0.003 { index += 1 }
+                guard index < samples.count else { break }
+                let a = samples[index].acceleration
+                let sum = (dm.gravity.x + dm.userAcceleration.x, dm.gravity.y + dm.userAcceleration.y, dm.gravity.z + dm.userAcceleration.z)
+                if sum.0 == a.x && sum.1 == a.y && sum.2 == a.z { matched += 1 }
+                let g = dm.gravity
+                let n = (g.x * g.x + g.y * g.y + g.z * g.z).squareRoot()
+                #expect(abs(n - 1) < 1e-9)
+                let qa = dm.attitude.quaternion
+                let gz = -(1 - 2 * (qa.x * qa.x + qa.y * qa.y))
+                #expect(abs(gz - g.z) < 1e-9)
+            }
+            #expect(matched == motions.count)
+            let first = try #require(motions.first)
+            #expect(first.heading < 0)  // arbitrary frame
+            #expect(first.sensorLocation == .default)
+        }
+    }
+
+    @Test("attitudeReferenceFrame: default before start, the frame in use, kept after stop")
+    func frameProperty() throws {
+        let h = try MotionTestHarness(recording: Self.broad)
+        h.run {
+            let m = CMMotionManager()
+            #expect(m.attitudeReferenceFrame == .xArbitraryZVertical)
+            #expect(m.deviceMotion == nil)
+            m.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+            #expect(m.isDeviceMotionActive)
+            #expect(m.attitudeReferenceFrame == .xMagneticNorthZVertical)
+            #expect(m.deviceMotion == nil)
+            h.advance(by: 2)
+            let heading = m.deviceMotion?.heading ?? -1
+            #expect(heading >= 0 && heading < 360)
+            m.stopDeviceMotionUpdates()
+            #expect(!m.isDeviceMotionActive)
+            #expect(m.attitudeReferenceFrame == .xMagneticNorthZVertical)
+        }
+    }
+
+    @Test("xArbitraryZVertical starts at yaw zero; each manager has its own zero")
+    func arbitraryFrameStartsAtZeroYaw() throws {
+        let h = try MotionTestHarness(scene: "rotate-z")
+        h.run {
+            let first = CMMotionManager()
+            let yaws1 = Recorder<Double>()
+            first.startDeviceMotionUpdates(using: .xArbitraryZVertical, to: serialQueue()) { d, _ in
+                if let d { yaws1.append(d.attitude.yaw) }
+            }
+            h.advance(by: 8)  // the rig turns
+            let second = CMMotionManager()
+            let yaws2 = Recorder<Double>()
+            second.startDeviceMotionUpdates(using: .xArbitraryZVertical, to: serialQueue()) { d, _ in
+                if let d { yaws2.append(d.attitude.yaw) }
+            }
+            h.advance(by: 1)
+            first.stopDeviceMotionUpdates()
+            second.stopDeviceMotionUpdates()
+            #expect(abs(yaws1.all.first ?? 1) < 1e-9)
+            #expect(abs(yaws2.all.first ?? 1) < 1e-9)
+            #expect(yaws1.all.map(abs).max() ?? 0 > 0.1)  // the first manager saw the turn
+        }
+    }
+
+    @Test("true north without a location gives CMErrorTrueNorthNotAvailable and no data")
+    func trueNorthWithoutLocation() throws {
+        let h = try MotionTestHarness(recording: Self.broad)
+        h.run {
+            #expect(!CMMotionManager.availableAttitudeReferenceFrames().contains(.xTrueNorthZVertical))
+            let m = CMMotionManager()
+            let errors = Recorder<Int>()
+            let data = Recorder<Double>()
+            let q = serialQueue()
+            m.startDeviceMotionUpdates(using: .xTrueNorthZVertical, to: q) { d, e in
+                if let e = e as NSError?, e.domain == CMErrorDomain { errors.append(e.code) }
+                if let d { data.append(d.timestamp) }
+            }
+            h.advance(by: 1)
+            q.waitUntilAllOperationsAreFinished()
+            #expect(errors.all == [Int(CMErrorTrueNorthNotAvailable.rawValue)])
+            #expect(data.all.isEmpty)
+            m.stopDeviceMotionUpdates()
+        }
+    }
+
+    @Test("device motion decimates to its interval; raw streams keep theirs")
+    func intervals() throws {
+        let h = try MotionTestHarness(recording: Self.motionSense)
+        h.run {
+            let m = CMMotionManager()
+            let dm = Recorder<Double>()
+            m.deviceMotionUpdateInterval = 0.1
+            m.startDeviceMotionUpdates(to: serialQueue()) { d, _ in if let d { dm.append(d.timestamp) } }
+            h.advance(by: 5)
+            m.stopDeviceMotionUpdates()
+            let t = dm.all
+            #expect(t.count >= 49 && t.count <= 51)
+            #expect(zip(t.dropFirst(), t).allSatisfy { abs(($0 - $1) - 0.1) < 0.011 })
+        }
+    }
+}

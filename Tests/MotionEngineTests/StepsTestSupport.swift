@@ -1,0 +1,106 @@
+import Foundation
+import MotionEngine
+import MotionRecordings
+
+/// Runs the pedometer engine over a recording (accelerometer and barometer merged in time order).
+struct PedometerRun {
+    var engine: PedometerEngine
+    var steps: [Double] = []
+    var floorsUp = 0
+    var floorsDown = 0
+    var pauses: [Double] = []
+    var resumes: [Double] = []
+
+    init(_ recording: Recording, configuration: PedometerEngine.Configuration = .init()) {
+        engine = PedometerEngine(configuration: configuration)
+        let acc = recording.accelerometer, baro = recording.barometer
+        var i = 0, j = 0
+        while i < acc.count || j < baro.count {
+            if j < baro.count && (i >= acc.count || baro[j].time <= acc[i].time) {
+                engine.add(.barometer(baro[j])); j += 1
+            } else {
+                engine.add(.accelerometer(acc[i])); i += 1
+            }
+            drain()
+        }
+        engine.finish()
+        drain()
+    }
+
+    private mutating func drain() {
+        while let e = engine.nextEvent() {
+            switch e {
+            case .step(let t, _): steps.append(t)
+            case .floor(_, let up): if up { floorsUp += 1 } else { floorsDown += 1 }
+            case .pause(let t): pauses.append(t)
+            case .resume(let t): resumes.append(t)
+            }
+        }
+    }
+}
+
+enum Stats {
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        let s = values.sorted()
+        guard !s.isEmpty else { return .nan }
+        let r = p / 100 * Double(s.count - 1)
+        let lo = Int(r.rounded(.down)), hi = min(lo + 1, s.count - 1)
+        return s[lo] + (s[hi] - s[lo]) * (r - Double(lo))
+    }
+}
+
+extension Recording {
+    /// The same recording with the accelerometer resampled to `rate` Hz by averaging (downsampling)
+    /// or linear interpolation (upsampling): a phone that delivers another rate.
+    func accelerometerResampled(to rate: Double) -> Recording {
+        var copy = self
+        guard let first = accelerometer.first, let last = accelerometer.last else { return copy }
+        var out: [TimedVector] = []
+        var t = first.time
+        var k = 0
+        let half = 0.5 / rate
+        while t <= last.time {
+            while k + 1 < accelerometer.count && accelerometer[k + 1].time <= t { k += 1 }
+            // Box average over [t − half, t + half] when the source is denser, else interpolate.
+            var sum = Vector3.zero, n = 0.0, m = k
+            while m >= 0 && accelerometer[m].time > t - half { m -= 1 }
+            m += 1
+            while m < accelerometer.count && accelerometer[m].time <= t + half { sum += accelerometer[m].value; n += 1; m += 1 }
+            if n >= 2 {
+                out.append(TimedVector(time: t, value: sum / n))
+            } else if k + 1 < accelerometer.count {
+                let a = accelerometer[k], b = accelerometer[k + 1]
+                let u = (t - a.time) / (b.time - a.time)
+                out.append(TimedVector(time: t, value: a.value + (b.value - a.value) * u))
+            }
+            t += 1 / rate
+        }
+        copy.accelerometer = out
+        return copy
+    }
+}
+
+/// The scoring window of an IPOL gait trial (the same rule as `coremotion steps`, documented in
+/// `docs/pedometer.md`): the annotated steps (one per swing) inside the protocol walk
+/// (`TrialBoundaries`: first foot-off → last foot-strike) against our steps from the first foot-off to
+/// half a step period after the last foot-strike.
+struct ProtocolWindow {
+    var truth: ClosedRange<Double>
+    var detection: ClosedRange<Double>
+
+    init?(_ recording: Recording) {
+        guard let text = recording.metadata.properties["trialBoundaries"],
+              let rateText = recording.metadata.properties["rate"],
+              let rate = Double(rateText.split(separator: " ").first ?? ""), rate > 0
+        else { return nil }
+        let numbers = text.split(whereSeparator: { !$0.isNumber }).compactMap { Double($0) }
+        guard numbers.count >= 2, numbers[1] > numbers[0] else { return nil }
+        let start = numbers[0] / rate, end = numbers[1] / rate
+        let inside = recording.reference.stepTimes.filter { $0 >= start && $0 <= end }
+        guard inside.count >= 2 else { return nil }
+        let intervals = zip(inside.dropFirst(), inside).map { $0 - $1 }.sorted()
+        let stepPeriod = intervals[intervals.count / 2]
+        truth = start...end
+        detection = start...(end + stepPeriod / 2)
+    }
+}

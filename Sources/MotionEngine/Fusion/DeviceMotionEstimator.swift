@@ -54,6 +54,11 @@ public struct DeviceMotionEstimator: Sendable {
         set { filter.magnetometerCalibration = newValue }
     }
 
+    /// Starts from a gyroscope bias saved from an earlier session (see ``FusionFilter/restoreGyroBias(_:sigma:)``).
+    public mutating func restoreGyroBias(_ bias: Vector3, sigma: Double = 0.05 * Double.pi / 180) {
+        filter.restoreGyroBias(bias, sigma: sigma)
+    }
+
     /// Adds one sample (in time order across sensors; ties: gyroscope, magnetometer, accelerometer)
     /// and returns an estimate when one is complete (at most one per call; with accelerometer and
     /// gyroscope at similar rates there is one per accelerometer sample, one gyroscope sample late).

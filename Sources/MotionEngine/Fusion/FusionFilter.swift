@@ -382,6 +382,17 @@ extension FusionFilter {
         hasMagnetometer && calibrator.calibration.accuracy <= .low
     }
 
+    /// Starts from a gyroscope bias saved from an earlier session (rad/s), with one-sigma
+    /// uncertainty `sigma` (rad/s; the bias drifts with temperature between sessions). iOS keeps its
+    /// estimate running; a service should hand the last one to a new filter.
+    public mutating func restoreGyroBias(_ bias: Vector3, sigma: Double = 0.05 * Double.pi / 180) {
+        guard bias.isFinite, sigma.isFinite, sigma > 0 else { return }
+        biasEstimator.bias = bias
+        biasEstimator.clip(settings.biasLimit)
+        biasEstimator.covariance = Matrix3.diagonal(Vector3(1, 1, 1) * (sigma * sigma))
+        biasEstimator.cross = .zero
+    }
+
     /// The magnetometer calibration in use. Set it to restore a calibration saved from an earlier
     /// session (the filter keeps refining it).
     public var magnetometerCalibration: MagnetometerCalibration {

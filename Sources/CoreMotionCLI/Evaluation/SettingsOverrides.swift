@@ -7,6 +7,7 @@ enum SettingsOverrides {
     static var keys: [String: WritableKeyPath<FusionFilter.Settings, Double>] { [
         "accelerometerTimeConstant": \.accelerometerTimeConstant,
         "correctionInterval": \.correctionInterval,
+        "magnetometerCorrectionInterval": \.magnetometerCorrectionInterval,
         "headingMeasurementNoise": \.headingMeasurementNoise,
         "headingOffsetNoise": \.headingOffsetNoise,
         "headingRotationNoise": \.headingRotationNoise,

@@ -34,6 +34,8 @@ public struct FusionFilter: Sendable {
     var magnetometerSum = Vector3.zero
     var magnetometerCount = 0
     var magnetometerElapsed = 0.0
+    /// Seconds since the last in-motion bias update.
+    var motionUpdateElapsed = 0.0
     /// Gyro time (s) and rotation (rad) not yet applied to the covariance.
     var pendingPrediction = 0.0
     var pendingRotation = 0.0
@@ -261,11 +263,20 @@ public struct FusionFilter: Sendable {
         let row1 = attitudeRowFilter1.filter(r6.row1, c)
         let row2 = attitudeRowFilter2.filter(r6.row2, c)
         let biasInEarth = biasInEarthFilter.filter(r6 * biasEstimator.bias, c)
-        guard !rest.isAtRest, inclination.filtered.isWarm, !isGyroscopeSaturated else { return }
+        guard !rest.isAtRest, inclination.filtered.isWarm, !isGyroscopeSaturated else {
+            motionUpdateElapsed = 0
+            return
+        }
+        // The bias measurement is smooth (it comes through the low-pass): 25 updates a second carry
+        // its information; each weighs the time since the previous one.
+        motionUpdateElapsed += period
+        guard motionUpdateElapsed >= 0.0399 else { return }
+        let elapsed = motionUpdateElapsed
+        motionUpdateElapsed = 0
         propagate()
         // The correction turned the frame by lastStep; a bias error e tilts it by −R e per second.
         let correctionRate = inclination.lastStep / period
-        let r = derived.motionMeasurement / period
+        let r = derived.motionMeasurement / elapsed
         biasEstimator.update(h: row1, z: biasInEarth.x - correctionRate.x, variance: r)
         biasEstimator.update(h: row2, z: biasInEarth.y - correctionRate.y, variance: r)
         biasEstimator.clip(settings.biasLimit)
@@ -279,11 +290,12 @@ public struct FusionFilter: Sendable {
         guard field.normSquared > 1e-6 else { return }
         lastMagnetometerField = field
         hasMagnetometer = true
-        // Averaged over at least ``Settings/correctionInterval``, like the accelerometer.
+        // Averaged over at least ``Settings/magnetometerCorrectionInterval`` (the heading follows the
+        // magnetometer over tens of seconds).
         magnetometerSum += field
         magnetometerCount += 1
         magnetometerElapsed += min(interval, settings.maximumSampleInterval)
-        guard magnetometerElapsed >= settings.correctionInterval else { return }
+        guard magnetometerElapsed >= settings.magnetometerCorrectionInterval else { return }
         let dt = magnetometerElapsed
         let field = magnetometerSum / Double(magnetometerCount)
         magnetometerSum = .zero
@@ -291,11 +303,11 @@ public struct FusionFilter: Sendable {
         magnetometerElapsed = 0
         let q6 = attitude6D
         calibrationElapsed += dt
-        if settings.estimatesMagnetometerCalibration && calibrationElapsed >= 0.0199 {
+        if settings.estimatesMagnetometerCalibration && calibrationElapsed >= 0.0199 {  // ≤ 50 Hz
             // Consecutive samples are nearly the same: 50 Hz is plenty for the calibration.
             calibrator.add(raw: field, up: upInDevice, interval: calibrationElapsed, window: settings.magnetometerCalibrationWindow)
             calibrationElapsed = 0
-            let reference = disturbance.hasReference && calibrator.isVerified
+            let reference = calibrator.isDue(settings: settings) && disturbance.hasReference && calibrator.isVerified
                 ? (norm: disturbance.referenceNorm, dip: disturbance.referenceDip) : nil
             let revision = calibrator.revision
             if calibrator.solveIfDue(reference: reference, settings: settings), calibrator.revision != revision {

@@ -13,6 +13,8 @@ extension FusionFilter {
         /// Shortest interval between corrections, seconds: faster accelerometer and magnetometer
         /// samples are averaged over it first (the gyroscope is integrated at its own rate).
         public var correctionInterval = 0.0099
+        /// Shortest interval between heading corrections, seconds (magnetometer samples are averaged over it).
+        public var magnetometerCorrectionInterval = 0.0099
 
         // MARK: Heading (magnetometer)
 

@@ -141,6 +141,11 @@ struct MagnetometerCalibrator: Sendable {
         sinceSolve += dt
     }
 
+    /// Whether the next ``solveIfDue(reference:settings:)`` will solve.
+    func isDue(settings s: FusionFilter.Settings) -> Bool {
+        sinceSolve >= s.magnetometerCalibrationInterval && weight > 10
+    }
+
     /// Solves when due and adopts a better offset. `reference` is the Earth's field learned so far
     /// (norm µT, dip rad), if any: a new offset must reproduce it. Returns true when the offset changed.
     mutating func solveIfDue(reference: (norm: Double, dip: Double)?, settings s: FusionFilter.Settings) -> Bool {

@@ -11,6 +11,7 @@ enum SettingsOverrides {
         "headingMeasurementNoise": \.headingMeasurementNoise,
         "headingOffsetNoise": \.headingOffsetNoise,
         "headingRotationNoise": \.headingRotationNoise,
+        "headingRotationRateScale": \.headingRotationRateScale,
         "biasInitialSigma": \.biasInitialSigma,
         "magnetometerCalibrationWindow": \.magnetometerCalibrationWindow,
         "magnetometerCalibrationSpread": \.magnetometerCalibrationSpread,

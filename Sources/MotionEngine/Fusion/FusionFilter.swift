@@ -323,6 +323,10 @@ public struct FusionFilter: Sendable {
         disturbance.update(fieldInEarth: inEarth, interval: dt, rotationRateSquared: rotationRate.normSquared, settings: settings)
         propagate()
         var variance = derived.headingMeasurementNoise2 / dt
+        if settings.headingRotationRateScale > 0 {
+            // Fast turns magnify the magnetometer's timing and dynamic errors.
+            variance *= 1 + rotationRate.normSquared / (settings.headingRotationRateScale * settings.headingRotationRateScale)
+        }
         guard biasEstimator.hasHeading else {
             biasEstimator.startHeading(measurement: -atan2(inEarth.y, inEarth.x), variance: variance)
             refreshHeadingRotation()

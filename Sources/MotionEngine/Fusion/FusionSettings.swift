@@ -23,6 +23,8 @@ extension FusionFilter {
         /// square for every radian the device turns, so the magnetometer is followed more closely
         /// during fast rotation.
         public var headingRotationNoise = 0.005
+        /// Rotation rate at which the heading measurement's variance doubles, rad/s (0: off).
+        public var headingRotationRateScale = 12.0
         /// Noise density of the magnetometer's heading measurement, rad·√s (a sample of interval Δt
         /// has variance noise²/Δt). With ``headingOffsetNoise`` it sets how long the magnetometer is
         /// averaged: about noise / offsetNoise seconds.

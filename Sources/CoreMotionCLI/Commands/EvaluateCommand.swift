@@ -205,6 +205,11 @@ struct EvaluateCommand: AsyncParsableCommand {
             }
         }
         print(Output.table(header, rows))
+        let biasErrors = results.compactMap(\.biasErrorDegreesPerSecond)
+        if !biasErrors.isEmpty {
+            let mean = biasErrors.reduce(0, +) / Double(biasErrors.count)
+            print("gyro bias at the end of motion vs the final rest: \(Output.fixed(mean, 4)) °/s mean, \(Output.fixed(biasErrors.max() ?? 0, 4)) max (\(biasErrors.count) trials)")
+        }
         print("fusion time: \(Output.fixed(microseconds, 3)) us per sample (device-motion estimator, BROAD rows)")
     }
 

@@ -31,6 +31,10 @@ enum BroadEvaluation {
         var ours6D: Errors
         /// Wall-clock seconds of the fusion work alone.
         var fusionSeconds: Double
+        /// Our gyro-bias error at the end of the movement phase against the mean gyro reading of the
+        /// final rest (≥ 5 s, first second skipped, every axis within 0.5 °/s), °/s; nil without one
+        /// (the check of `broad_eval.py --bias-check`).
+        var biasErrorDegreesPerSecond: Double? = nil
         /// Per-sample 9D error angles (degrees), kept only when plots are asked for.
         var totalErrorSeries: [Float]? = nil
         var times: [Float]? = nil
@@ -75,6 +79,8 @@ enum BroadEvaluation {
         let samples = FusionRun.mergedSamples(rec, useMagnetometer: true)
         var estimator = DeviceMotionEstimator(settings: settings)
         var q9 = [Quaternion](), q6 = [Quaternion]()
+        var biases = [Vector3]()
+        biases.reserveCapacity(rec.accelerometer.count)
         q9.reserveCapacity(rec.accelerometer.count)
         q6.reserveCapacity(rec.accelerometer.count)
         let clock = ContinuousClock()
@@ -85,6 +91,7 @@ enum BroadEvaluation {
                 if let e = estimator.add(s) {
                     q9.append(e.attitude9D)
                     q6.append(e.attitude6D)
+                    biases.append(e.gyroBias)
                     if traceCalibration {
                         let h = estimator.filter.magnetometerCalibration.hardIron
                         if h != lastHardIron {
@@ -97,6 +104,7 @@ enum BroadEvaluation {
             while let e = estimator.flush() {
                 q9.append(e.attitude9D)
                 q6.append(e.attitude6D)
+                biases.append(e.gyroBias)
             }
         }
         let truth = rec.reference.truthAttitude
@@ -142,11 +150,38 @@ enum BroadEvaluation {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         var result = TrialResult(trial: trial.name, groups: trial.groups.sorted(), samples: q9.count,
                                  ours9D: e9, ours6D: e6, fusionSeconds: seconds)
+        result.biasErrorDegreesPerSecond = biasError(rec, biases: biases)
         if keepSeries {
             result.totalErrorSeries = series
             result.times = sel.map { Float(truth[$0].time) }
         }
         return result
+    }
+
+    /// The bias check of `broad_eval.py`: our bias at the end of the movement phase against the
+    /// mean gyro reading over the final rest.
+    static func biasError(_ rec: Recording, biases: [Vector3]) -> Double? {
+        let valid = rec.reference.truthScored
+        let n = min(valid.count, rec.gyroscope.count, biases.count)
+        guard n > 0 else { return nil }
+        var restStart = n
+        while restStart > 0 && !valid[restStart - 1] { restStart -= 1 }
+        guard restStart > 0 else { return nil }
+        let gyro = rec.gyroscope
+        let duration = gyro[n - 1].time - gyro[restStart].time
+        guard duration >= 5 else { return nil }
+        let from = gyro[restStart].time + 1
+        let rest = gyro[restStart..<n].filter { $0.time >= from }.map(\.value)
+        guard !rest.isEmpty else { return nil }
+        let mean = rest.reduce(Vector3.zero, +) / Double(rest.count)
+        let deg = 180 / Double.pi
+        for axis in 0..<3 {
+            let values = rest.map { $0[axis] }
+            let m = mean[axis]
+            let sd = (values.map { ($0 - m) * ($0 - m) }.reduce(0, +) / Double(values.count)).squareRoot()
+            if sd * deg > 0.5 { return nil }
+        }
+        return (biases[restStart - 1] - mean).norm * deg
     }
 
     /// Mean of each error over the trials of every group.

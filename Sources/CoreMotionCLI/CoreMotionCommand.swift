@@ -25,5 +25,7 @@ struct CoreMotionCommand: AsyncParsableCommand {
         ActivityCommand.self, TrainActivityCommand.self,
         DevicesCommand.self,
         IIOEmulateCommand.self,
+        FuseCommand.self,
+        EvaluateCommand.self,
     ]
 }

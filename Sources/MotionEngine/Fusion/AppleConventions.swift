@@ -1,20 +1,30 @@
 import Foundation
 import MotionSamples
 
-// Apple's attitude conventions, measured on a real iPhone (spec/DEVICES.md) and settled with the
-// evidence in docs/fusion.md. `q` always rotates device axes into the reference frame.
+// Apple's attitude conventions. `q` always rotates device axes into the reference frame
+// (v_reference = q ⊗ v_device ⊗ q*), and R = R(q) is its matrix (measured on a real iPhone,
+// spec/DEVICES.md). The two points the documentation leaves open are settled in docs/fusion.md.
 
-/// `CMAttitude.rotationMatrix` for attitude `q`: the **transpose** of `R(q)`, i.e. the matrix whose
-/// rows are the reference axes in device coordinates (it maps reference-frame vectors into device
-/// axes). `m31, m32, m33` is then Apple's gravity direction with the sign flipped... see docs/fusion.md.
+/// `CMAttitude.rotationMatrix` for attitude `q`: the **transpose** of R(q).
+///
+/// It maps reference-frame vectors into device axes (`v_device = M · v_reference`): its columns are
+/// the reference axes seen from the device, so `(m13, m23, m33)` is "up" in device axes and
+/// `gravity = −(m13, m23, m33)`; `m12 = 2(xy + wz)`. Evidence: Apple's pARk sample code multiplies
+/// reference-frame (north, west, up) points by this matrix to put them in camera (device)
+/// coordinates, and the transpose is the only reading under which both the documentation of
+/// `multiply(byInverseOf:)` and its name hold (see ``relativeAttitude(_:toReference:)``).
 public func rotationMatrix(of q: Quaternion) -> Matrix3 {
     q.rotationMatrix.transposed
 }
 
-/// `CMAttitude.multiply(byInverseOf: reference)`: the attitude of the device relative to the
-/// attitude `reference`, both in the same reference frame: `reference⁻¹ ⊗ attitude`, the rotation
-/// that takes the device's axes at `reference` to its axes now, expressed in the device axes at
-/// `reference`.
+/// `CMAttitude.multiply(byInverseOf: reference)`: the attitude relative to `reference`,
+/// `reference⁻¹ ⊗ attitude` (the rotation from the device's axes at `reference` to its axes now,
+/// expressed in the axes at `reference`).
+///
+/// This is the documented "inverse of the argument multiplied by the receiver" in quaternions, and
+/// equally "the receiver multiplied by the inverse of the argument" in Apple's matrices
+/// (M(r⁻¹ ⊗ q) = M(q) · M(r)⁻¹ with M = Rᵀ). It does not depend on the reference frame: both
+/// attitudes may be in any one frame, the change is the same.
 public func relativeAttitude(_ attitude: Quaternion, toReference reference: Quaternion) -> Quaternion {
     (reference.conjugate * attitude).normalizedFast
 }
@@ -24,11 +34,16 @@ public func gravity(of q: Quaternion) -> Vector3 {
     Vector3(-2 * (q.x * q.z - q.w * q.y), -2 * (q.y * q.z + q.w * q.x), -(1 - 2 * (q.x * q.x + q.y * q.y)))
 }
 
-/// Heading of the device in a north frame (x north, y west, z up), degrees in [0, 360), clockwise
-/// from north seen from above. See docs/fusion.md for the device direction it refers to.
+/// `CMDeviceMotion.heading` for an attitude in a north frame (x north, y west, z up): the compass
+/// azimuth of the top of the device (its +y axis), degrees clockwise from north, in [0, 360).
+///
+/// Equal to `(−yaw − 90°) mod 360` with Apple's yaw; a phone lying face up with its top to the
+/// north reads 0, to the east 90. See docs/fusion.md for why the top of the device.
 public func headingDegrees(of q: Quaternion) -> Double {
-    let yaw = q.appleEulerAngles.yaw
-    var h = -yaw / Double.pi * 180
+    let r = q.rotationMatrix
+    // The device's y axis in reference coordinates is (r.m12, r.m22, r.m32); west is +y, so the
+    // clockwise angle from north is atan2(−west, north).
+    var h = atan2(-r.m22, r.m12) * 180 / Double.pi
     if h < 0 { h += 360 }
     if h >= 360 { h -= 360 }
     return h

@@ -81,23 +81,21 @@ public struct DeviceMotionEstimate: Sendable, Hashable {
     }
 }
 
-/// `a − g`, nudged by at most a few ulps per component so that `g + result == a` exactly in
-/// floating point (when that is possible; otherwise the plain difference).
+/// Splits the raw sample `a` into gravity and user acceleration so that `gravity + user == a`
+/// exactly in floating point: `user = a − g`, and where that sum is off by rounding, gravity
+/// becomes `a − user` (it moves by an ulp at most).
 @inline(__always)
-func exactDifference(_ a: Vector3, _ g: Vector3) -> Vector3 {
-    Vector3(exactDifference(a.x, g.x), exactDifference(a.y, g.y), exactDifference(a.z, g.z))
+func exactPartition(_ a: Vector3, gravity g: Vector3) -> (gravity: Vector3, user: Vector3) {
+    let x = exactPartition(a.x, g.x), y = exactPartition(a.y, g.y), z = exactPartition(a.z, g.z)
+    return (Vector3(x.0, y.0, z.0), Vector3(x.1, y.1, z.1))
 }
 
 @inline(__always)
-func exactDifference(_ a: Double, _ g: Double) -> Double {
+func exactPartition(_ a: Double, _ g: Double) -> (Double, Double) {
     let u = a - g
-    if g + u == a { return u }
-    var up = u, down = u
-    for _ in 0..<4 {
-        up = up.nextUp
-        if g + up == a { return up }
-        down = down.nextDown
-        if g + down == a { return down }
-    }
-    return u
+    if g + u == a { return (g, u) }
+    let g2 = a - u
+    if g2 + u == a { return (g2, u) }
+    // Not reached for finite inputs in practice; fall back to a gravity that is exactly a − 0.
+    return (a, 0)
 }

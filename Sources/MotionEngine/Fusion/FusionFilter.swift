@@ -19,19 +19,46 @@ public struct FusionFilter: Sendable {
     var inclination = InclinationCorrector()
     var biasEstimator: GyroBiasEstimator
     var rest = RestDetector()
-    var heading = HeadingCorrector()
     var disturbance = MagneticDisturbanceDetector()
+    var calibrator = MagnetometerCalibrator()
 
     // Accelerometer-side filters shared by the inclination and the in-motion bias estimate.
     var accelerometerCoefficients: ButterworthCoefficients?
     var attitudeRowFilter1 = LowPassVector3()
     var attitudeRowFilter2 = LowPassVector3()
     var biasInEarthFilter = LowPassVector3()
+    /// Accelerometer samples (strapdown frame) and magnetometer samples averaged since the last correction.
+    var accelerometerSum = Vector3.zero
+    var accelerometerCount = 0
+    var accelerometerElapsed = 0.0
+    var magnetometerSum = Vector3.zero
+    var magnetometerCount = 0
+    var magnetometerElapsed = 0.0
+    /// Seconds since the last in-motion bias update.
+    var motionUpdateElapsed = 0.0
+    /// Gyro time (s) and rotation (rad) not yet applied to the covariance.
+    var pendingPrediction = 0.0
+    var pendingRotation = 0.0
+    /// Seconds since the last calibration sample and rest bias update.
+    var calibrationElapsed = 0.0
+    var restUpdateElapsed = 0.0
+
+    /// The 6D attitude (`inclination ⊗ strapdown`), refreshed after every change of either.
+    public private(set) var attitude6D = Quaternion.identity
+    /// `Rz(headingOffset)` and the offset it was made for.
+    private var headingQuaternion = Quaternion.identity
+    private var headingQuaternionOffset = 0.0
+    /// Constants derived from the settings.
+    private let derived: Derived
 
     /// Latest bias-corrected rotation rate, rad/s, device axes.
     public private(set) var rotationRate = Vector3.zero
+    /// Latest raw magnetometer sample, µT.
+    private var lastMagnetometerField = Vector3.zero
     /// Latest calibrated magnetic field, µT, device axes.
-    public private(set) var calibratedMagneticField = Vector3.zero
+    public var calibratedMagneticField: Vector3 {
+        hasMagnetometer ? calibrator.calibration.apply(lastMagnetometerField) : .zero
+    }
     /// Whether any magnetometer sample has been used.
     public private(set) var hasMagnetometer = false
     /// Whether the last gyro sample was saturated.
@@ -40,19 +67,100 @@ public struct FusionFilter: Sendable {
     public init(settings: Settings = Settings()) {
         self.settings = settings
         biasEstimator = GyroBiasEstimator(initialSigma: settings.biasInitialSigma)
+        derived = Derived(settings)
+    }
+
+    /// Settings-derived constants, computed once.
+    private struct Derived: Sendable {
+        /// Random-walk density of the bias, (rad/s)²/s.
+        var biasDrift: Double
+        var biasMaxVariance: Double
+        var headingNoise: Double
+        /// Heading variance added per radian turned, rad²/rad.
+        var headingRotationNoise2: Double
+        var headingMeasurementNoise2: Double
+        /// σ⁴/q for the rest and motion bias measurements (divide by the interval for the variance).
+        var restMeasurement: Double
+        var motionMeasurement: Double
+        var saturation: Double
+        var rejectionFactor2: Double
+        var recalibrationVariance: Double
+
+        init(_ s: Settings) {
+            biasDrift = s.biasDriftSigma * s.biasDriftSigma / s.biasDriftInterval
+            biasMaxVariance = s.biasInitialSigma * s.biasInitialSigma
+            headingNoise = s.headingOffsetNoise * s.headingOffsetNoise
+            headingRotationNoise2 = s.headingRotationNoise * s.headingRotationNoise
+            headingMeasurementNoise2 = s.headingMeasurementNoise * s.headingMeasurementNoise
+            let q = max(biasDrift, 1e-30)
+            restMeasurement = pow(s.biasRestSigma, 4) / q
+            motionMeasurement = pow(s.biasMotionSigma, 4) / q
+            saturation = 0.995 * s.gyroscopeRange
+            rejectionFactor2 = s.magneticRejectionFactor * s.magneticRejectionFactor
+            recalibrationVariance = s.headingRecalibrationSigma * s.headingRecalibrationSigma
+        }
     }
 
     // MARK: Outputs
 
-    /// Attitude without magnetometer (device → 6D earth frame: z up, heading arbitrary, zero at start).
-    public var attitude6D: Quaternion { (inclination.correction * strapdown.orientation).normalizedFast }
-
     /// Attitude with magnetometer (device → magnetic north frame: x north, y west, z up). Equal to
     /// ``attitude6D`` until the first magnetometer sample.
-    public var attitude9D: Quaternion { (Quaternion.aboutZ(heading.offset) * attitude6D).normalizedFast }
+    public var attitude9D: Quaternion { product(headingQuaternion, attitude6D) }
 
     /// Rotation about the vertical from the 6D earth frame to magnetic north, radians.
-    public var headingOffset: Double { heading.offset }
+    public var headingOffset: Double { biasEstimator.headingOffset }
+
+    /// `Rz(headingOffset)`: takes the 6D earth frame to the magnetic north frame.
+    public var headingRotation: Quaternion { headingQuaternion }
+
+    /// Applies the covariance prediction accumulated over the gyro samples since the last one (run
+    /// at the correction rate and before every measurement: the covariance changes slowly).
+    @inline(__always)
+    private mutating func propagate() {
+        guard pendingPrediction > 0 else { return }
+        biasEstimator.predict(
+            variancePerSecond: derived.biasDrift,
+            headingVariance: derived.headingNoise * pendingPrediction + derived.headingRotationNoise2 * pendingRotation,
+            up: upInDevice, interval: pendingPrediction, maxVariance: derived.biasMaxVariance
+        )
+        pendingPrediction = 0
+        pendingRotation = 0
+    }
+
+    /// Refreshes the cached 6D attitude.
+    @inline(__always)
+    private mutating func refreshAttitude() {
+        attitude6D = product(inclination.correction, strapdown.orientation)
+    }
+
+    /// Refreshes the cached `Rz(headingOffset)` (a small change is applied incrementally, without
+    /// trigonometry).
+    @inline(__always)
+    private mutating func refreshHeadingRotation() {
+        let offset = biasEstimator.headingOffset
+        let delta = wrapAngle(offset - headingQuaternionOffset)
+        if delta == 0 { return }
+        if abs(delta) < 0.05 {
+            headingQuaternion = product(headingQuaternion, GyroStrapdown.increment(Vector3(0, 0, delta))).normalizedFast
+        } else {
+            headingQuaternion = Quaternion.aboutZ(offset)
+        }
+        headingQuaternionOffset = offset
+    }
+
+    /// The up vector (reference z) in device axes for the 6D attitude: the third row of its matrix.
+    @inline(__always)
+    private var upInDevice: Vector3 {
+        let q = attitude6D
+        return Vector3(2 * (q.x * q.z - q.w * q.y), 2 * (q.y * q.z + q.w * q.x), 1 - 2 * (q.x * q.x + q.y * q.y))
+    }
+
+    /// Records the first gyroscope sample of a stream (nothing to integrate yet): sets the rotation
+    /// rate output.
+    public mutating func noteGyroscope(_ rate: Vector3) {
+        guard rate.isFinite else { return }
+        rotationRate = rate - biasEstimator.bias
+    }
 
     /// Estimated gyroscope bias, rad/s, device axes.
     public var gyroBias: Vector3 { biasEstimator.bias }
@@ -68,10 +176,7 @@ public struct FusionFilter: Sendable {
 
     /// Gravity in device axes, g (Apple's `CMDeviceMotion.gravity`): the reference frame's down
     /// vector, `−(third row of R)`.
-    public var gravity: Vector3 {
-        let q = attitude6D
-        return Vector3(-2 * (q.x * q.z - q.w * q.y), -2 * (q.y * q.z + q.w * q.x), -(1 - 2 * (q.x * q.x + q.y * q.y)))
-    }
+    public var gravity: Vector3 { -upInDevice }
 
     // MARK: Updates
 
@@ -84,33 +189,37 @@ public struct FusionFilter: Sendable {
             restartAfterGap()
             return
         }
-        let limit = 0.995 * settings.gyroscopeRange
+        let limit = derived.saturation
         isGyroscopeSaturated = abs(rate.x) >= limit || abs(rate.y) >= limit || abs(rate.z) >= limit
         if isGyroscopeSaturated {
             // The true rate is unknown: integrate what we have, then let the accelerometer and the
             // magnetometer pull the attitude back quickly.
             inclination.restartFilter()
-            heading.loosen(variance: 0.1)
+            biasEstimator.loosenHeading(variance: 0.1)
         }
         let corrected = rate - biasEstimator.bias
         rotationRate = corrected
         strapdown.integrate(corrected, interval: interval)
+        refreshAttitude()
 
         rest.updateGyroscope(
             rate, interval: interval, timeConstant: settings.restTimeConstant,
             threshold: settings.restGyroThreshold, minimumTime: settings.restMinimumTime
         )
-        let q = settings.biasDriftSigma * settings.biasDriftSigma / settings.biasDriftInterval
-        let maxVariance = settings.biasInitialSigma * settings.biasInitialSigma
-        biasEstimator.predict(variancePerSecond: q, interval: interval, maxVariance: maxVariance)
-        if settings.estimatesBiasAtRest && rest.isAtRest && !isGyroscopeSaturated {
-            let sigma = settings.biasRestSigma
-            let r = sigma * sigma * sigma * sigma / (q * interval)
+        pendingPrediction += interval
+        pendingRotation += corrected.norm * interval
+        if pendingPrediction >= settings.correctionInterval { propagate() }
+        restUpdateElapsed = rest.isAtRest ? restUpdateElapsed + interval : 0
+        if settings.estimatesBiasAtRest && rest.isAtRest && !isGyroscopeSaturated && restUpdateElapsed >= 0.0099 {
+            propagate()
+            let r = derived.restMeasurement / restUpdateElapsed
+            restUpdateElapsed = 0
             let z = rest.filteredGyro
             biasEstimator.update(h: .unitX, z: z.x, variance: r)
             biasEstimator.update(h: .unitY, z: z.y, variance: r)
             biasEstimator.update(h: .unitZ, z: z.z, variance: r)
             biasEstimator.clip(settings.biasLimit)
+            refreshHeadingRotation()
         }
     }
 
@@ -126,57 +235,118 @@ public struct FusionFilter: Sendable {
             acceleration, interval: interval, timeConstant: settings.restTimeConstant,
             threshold: settings.restAccelerometerThreshold
         )
-        if accelerometerCoefficients.map({ !$0.matches(samplePeriod: interval) }) ?? true {
-            accelerometerCoefficients = ButterworthCoefficients(
-                timeConstant: settings.accelerometerTimeConstant, samplePeriod: interval
-            )
+        // Apple's acceleration is minus the specific force: −a points up at rest. Samples are
+        // averaged in the strapdown frame over at least ``Settings/correctionInterval``; the
+        // correction runs on the averages (the low-pass that follows has a time constant of seconds).
+        accelerometerSum += rotated(-acceleration, by: strapdown.orientation)
+        accelerometerCount += 1
+        accelerometerElapsed += interval
+        guard accelerometerElapsed >= settings.correctionInterval else { return }
+        let period = accelerometerElapsed
+        let up = accelerometerSum / Double(accelerometerCount)
+        accelerometerSum = .zero
+        accelerometerCount = 0
+        accelerometerElapsed = 0
+
+        let c: ButterworthCoefficients
+        if let cached = accelerometerCoefficients, cached.matches(samplePeriod: period) {
+            c = cached
+        } else {
+            c = ButterworthCoefficients(timeConstant: settings.accelerometerTimeConstant, samplePeriod: period)
+            accelerometerCoefficients = c
         }
-        let c = accelerometerCoefficients!
-        // Apple's acceleration is minus the specific force: −a points up at rest.
-        let up = strapdown.orientation.rotate(-acceleration)
         inclination.update(upInStrapdown: up, coefficients: c)
+        refreshAttitude()
 
         guard settings.estimatesBiasInMotion else { return }
         let r6 = attitude6D.rotationMatrix
         let row1 = attitudeRowFilter1.filter(r6.row1, c)
         let row2 = attitudeRowFilter2.filter(r6.row2, c)
         let biasInEarth = biasInEarthFilter.filter(r6 * biasEstimator.bias, c)
-        guard !rest.isAtRest, inclination.filtered.isWarm, !isGyroscopeSaturated else { return }
+        guard !rest.isAtRest, inclination.filtered.isWarm, !isGyroscopeSaturated else {
+            motionUpdateElapsed = 0
+            return
+        }
+        // The bias measurement is smooth (it comes through the low-pass): 25 updates a second carry
+        // its information; each weighs the time since the previous one.
+        motionUpdateElapsed += period
+        guard motionUpdateElapsed >= 0.0399 else { return }
+        let elapsed = motionUpdateElapsed
+        motionUpdateElapsed = 0
+        propagate()
         // The correction turned the frame by lastStep; a bias error e tilts it by −R e per second.
-        let correctionRate = inclination.lastStep / interval
-        let q = settings.biasDriftSigma * settings.biasDriftSigma / settings.biasDriftInterval
-        let sigma = settings.biasMotionSigma
-        let r = sigma * sigma * sigma * sigma / (q * interval)
+        let correctionRate = inclination.lastStep / period
+        let r = derived.motionMeasurement / elapsed
         biasEstimator.update(h: row1, z: biasInEarth.x - correctionRate.x, variance: r)
         biasEstimator.update(h: row2, z: biasInEarth.y - correctionRate.y, variance: r)
         biasEstimator.clip(settings.biasLimit)
+        refreshHeadingRotation()
     }
 
     /// Corrects the heading with one magnetometer sample: `field` raw, µT, device axes; `interval`
     /// seconds since the previous magnetometer sample.
     public mutating func updateMagnetometer(_ field: Vector3, interval: Double) {
         guard field.isFinite, interval > 0, interval.isFinite else { return }
-        let m = field
-        guard m.normSquared > 1e-6 else { return }
-
-        calibratedMagneticField = m
+        guard field.normSquared > 1e-6 else { return }
+        lastMagnetometerField = field
         hasMagnetometer = true
-        let dt = min(interval, settings.maximumSampleInterval)
-        let inEarth = attitude6D.rotate(m)
-        disturbance.update(fieldInEarth: inEarth, interval: dt, rotationRate: rotationRate.norm, settings: settings)
-        let measurement = HeadingCorrector.measuredOffset(inEarth)
-        let noise = settings.headingMeasurementNoise
-        var variance = noise * noise / dt
-        guard heading.isInitialized else {
-            heading.start(measurement: measurement, variance: variance)
+        // Averaged over at least ``Settings/magnetometerCorrectionInterval`` (the heading follows the
+        // magnetometer over tens of seconds).
+        magnetometerSum += field
+        magnetometerCount += 1
+        magnetometerElapsed += min(interval, settings.maximumSampleInterval)
+        guard magnetometerElapsed >= settings.magnetometerCorrectionInterval else { return }
+        let dt = magnetometerElapsed
+        let field = magnetometerSum / Double(magnetometerCount)
+        magnetometerSum = .zero
+        magnetometerCount = 0
+        magnetometerElapsed = 0
+        let q6 = attitude6D
+        calibrationElapsed += dt
+        if settings.estimatesMagnetometerCalibration && calibrationElapsed >= 0.0199 {  // ≤ 50 Hz
+            // Consecutive samples are nearly the same: 50 Hz is plenty for the calibration.
+            calibrator.add(raw: field, up: upInDevice, interval: calibrationElapsed, window: settings.magnetometerCalibrationWindow)
+            calibrationElapsed = 0
+            let reference = calibrator.isDue(settings: settings) && disturbance.hasReference && calibrator.isVerified
+                ? (norm: disturbance.referenceNorm, dip: disturbance.referenceDip) : nil
+            let revision = calibrator.revision
+            if calibrator.solveIfDue(reference: reference, settings: settings), calibrator.revision != revision {
+                // A new offset changes the field: unless it reproduced the known Earth field, learn
+                // its norm and dip again; re-converge the heading either way. (Small refinements
+                // need neither.)
+                if reference == nil { disturbance = MagneticDisturbanceDetector() }
+                biasEstimator.loosenHeading(variance: derived.recalibrationVariance)
+            }
+        }
+        let m = calibrator.calibration.apply(field)
+        let inEarth = rotated(m, by: q6)
+        disturbance.update(fieldInEarth: inEarth, interval: dt, rotationRateSquared: rotationRate.normSquared, settings: settings)
+        propagate()
+        var variance = derived.headingMeasurementNoise2 / dt
+        if settings.headingRotationRateScale > 0 {
+            // Fast turns magnify the magnetometer's timing and dynamic errors.
+            variance *= 1 + rotationRate.normSquared / (settings.headingRotationRateScale * settings.headingRotationRateScale)
+        }
+        guard biasEstimator.hasHeading else {
+            biasEstimator.startHeading(measurement: -atan2(inEarth.y, inEarth.x), variance: variance)
+            refreshHeadingRotation()
             return
         }
-        heading.predict(dt: dt, noiseDensity: settings.headingOffsetNoise * settings.headingOffsetNoise)
         if disturbance.isDisturbed {
             guard disturbance.rejectionTime > settings.magneticMaximumRejectionTime else { return }
-            variance *= settings.magneticRejectionFactor * settings.magneticRejectionFactor
+            variance *= derived.rejectionFactor2
+        } else if settings.magneticSoftNormScale > 0 {
+            // Within the band, a field that departs from the reference is trusted less.
+            variance *= 1 + disturbance.departure(normScale: settings.magneticSoftNormScale, dipScale: settings.magneticSoftDipScale)
         }
-        heading.update(measurement: measurement, variance: variance)
+        let correctsBias = settings.magnetometerCorrectsBias && !disturbance.isDisturbed && calibrator.isVerified
+        // Innovation: the angle that still separates the field, turned by the current offset, from north.
+        let h = headingQuaternion
+        let c = h.w * h.w - h.z * h.z, sn = 2 * h.w * h.z
+        let north = c * inEarth.x - sn * inEarth.y, west = sn * inEarth.x + c * inEarth.y
+        biasEstimator.updateHeading(innovation: -smallAngleAtan2(west, north), variance: variance, correctsBias: correctsBias)
+        biasEstimator.clip(settings.biasLimit)
+        refreshHeadingRotation()
     }
 
     /// Convenience for synchronous sensors: one gyroscope, accelerometer and (optional) magnetometer
@@ -190,21 +360,64 @@ public struct FusionFilter: Sendable {
     /// Recovers from a gap in the data: the attitude and bias are kept, the short-term filters start
     /// over so that the accelerometer and magnetometer re-converge as fast as at start.
     public mutating func restartAfterGap() {
+        accelerometerSum = .zero
+        accelerometerCount = 0
+        accelerometerElapsed = 0
+        magnetometerSum = .zero
+        magnetometerCount = 0
+        magnetometerElapsed = 0
         inclination.restartFilter()
         rest.reset()
         attitudeRowFilter1.reset()
         attitudeRowFilter2.reset()
         biasInEarthFilter.reset()
-        heading.loosen(variance: 0.1)
+        biasEstimator.loosenHeading(variance: 0.1)
     }
 }
 
+/// `atan2(y, x)` with a series for the small angles of heading innovations (|y| < x/4: error
+/// below 3·10⁻⁸ rad), `atan2` otherwise.
+@inline(__always)
+func smallAngleAtan2(_ y: Double, _ x: Double) -> Double {
+    if x > 0 && abs(y) < 0.25 * x {
+        let r = y / x, r2 = r * r
+        return r * (1 - r2 * (1.0 / 3 - r2 * (1.0 / 5 - r2 * (1.0 / 7 - r2 / 9))))
+    }
+    return atan2(y, x)
+}
+
 extension FusionFilter {
-    /// Calibration accuracy of ``calibratedMagneticField``.
+    /// Calibration accuracy of ``calibratedMagneticField``; `.uncalibrated` without a magnetometer.
     public var magnetometerCalibrationAccuracy: MagnetometerCalibrationAccuracy {
-        hasMagnetometer ? .uncalibrated : .uncalibrated
+        hasMagnetometer ? calibrator.calibration.accuracy : .uncalibrated
     }
 
-    /// Whether the magnetometer calibration needs the device to be turned about several axes.
-    public var needsCalibrationMovement: Bool { false }
+    /// Whether the magnetometer calibration needs the device to be turned about several axes
+    /// (Apple reports `CMErrorDeviceRequiresMovement` once when this becomes true).
+    public var needsCalibrationMovement: Bool {
+        hasMagnetometer && calibrator.calibration.accuracy <= .low
+    }
+
+    /// Starts from a gyroscope bias saved from an earlier session (rad/s), with one-sigma
+    /// uncertainty `sigma` (rad/s; the bias drifts with temperature between sessions). iOS keeps its
+    /// estimate running; a service should hand the last one to a new filter.
+    public mutating func restoreGyroBias(_ bias: Vector3, sigma: Double = 0.05 * Double.pi / 180) {
+        guard bias.isFinite, sigma.isFinite, sigma > 0 else { return }
+        biasEstimator.bias = bias
+        biasEstimator.clip(settings.biasLimit)
+        biasEstimator.covariance = Matrix3.diagonal(Vector3(1, 1, 1) * (sigma * sigma))
+        biasEstimator.cross = .zero
+    }
+
+    /// The magnetometer calibration in use. Set it to restore a calibration saved from an earlier
+    /// session (the filter keeps refining it).
+    public var magnetometerCalibration: MagnetometerCalibration {
+        get { calibrator.calibration }
+        set {
+            calibrator.calibration = newValue
+            calibrator.isVerified = newValue.accuracy >= .low
+            calibrator.isEstimated = false
+            disturbance = MagneticDisturbanceDetector()
+        }
+    }
 }

@@ -10,15 +10,57 @@ extension FusionFilter {
 
         /// Time constant of the accelerometer low-pass in the strapdown frame, seconds.
         public var accelerometerTimeConstant = 2.5
+        /// Shortest interval between corrections, seconds: faster accelerometer and magnetometer
+        /// samples are averaged over it first (the gyroscope is integrated at its own rate).
+        public var correctionInterval = 0.0099
+        /// Shortest interval between heading corrections, seconds (magnetometer samples are averaged over it).
+        public var magnetometerCorrectionInterval = 0.0099
 
         // MARK: Heading (magnetometer)
 
+        /// Growth of the gyro-only heading's uncertainty with rotation (scale-factor and alignment
+        /// errors of the gyroscope), radians per √radian turned: the heading variance grows by its
+        /// square for every radian the device turns, so the magnetometer is followed more closely
+        /// during fast rotation.
+        public var headingRotationNoise = 0.005
+        /// Rotation rate at which the heading measurement's variance doubles, rad/s (0: off).
+        public var headingRotationRateScale = 12.0
         /// Noise density of the magnetometer's heading measurement, rad·√s (a sample of interval Δt
         /// has variance noise²/Δt). With ``headingOffsetNoise`` it sets how long the magnetometer is
         /// averaged: about noise / offsetNoise seconds.
         public var headingMeasurementNoise = 6 * degree
         /// Random-walk density of the heading offset, rad/√s.
         public var headingOffsetNoise = 0.3 * degree
+
+        /// Whether the magnetometer also corrects the gyro bias (through the heading drift it causes).
+        public var magnetometerCorrectsBias = true
+        /// Uncertainty given to the heading when the magnetometer calibration changes, radians.
+        public var headingRecalibrationSigma = 10 * degree
+
+        // MARK: Magnetometer calibration
+
+        /// Whether the hard-iron offset is estimated online.
+        public var estimatesMagnetometerCalibration = true
+        /// Time constant of the calibration's memory, seconds.
+        public var magnetometerCalibrationWindow = 10.0
+        /// How often the calibration is solved, seconds.
+        public var magnetometerCalibrationInterval = 0.5
+        /// Smallest eigenvalue of the covariance of field directions that counts as having turned
+        /// about an axis (0 … 1/3).
+        public var magnetometerCalibrationSpread = 0.02
+        /// A new offset is adopted when its residual is below this fraction of the current one.
+        public var magnetometerCalibrationImprovement = 0.5
+        /// An offset whose residual stays below this explains the field, µT; a new one is adopted
+        /// only when the current one's residual is above it and the new one's below.
+        public var magnetometerCalibrationMinimumResidual = 2.0
+        /// A confirmed offset whose residual is above the limit is refined toward a nearby solution
+        /// whose residual is below this fraction of its own...
+        public var magnetometerCalibrationRefinement = 0.8
+        /// ... by this fraction of the difference per solve.
+        public var magnetometerCalibrationRefinementStep = 0.2
+        /// Once an offset has been confirmed, it must fail for this long (while the device turns)
+        /// before another replaces it, seconds; until then the field is treated as disturbed.
+        public var magnetometerRecalibrationTime = 120.0
 
         // MARK: Gyroscope bias
 
@@ -67,6 +109,11 @@ extension FusionFilter {
         public var magneticMaximumRejectionTime = 60.0
         /// Slow-down of the heading correction after a long disturbance.
         public var magneticRejectionFactor = 2.0
+        /// Soft weighting of the heading measurement inside the band: its variance is multiplied by
+        /// 1 + (Δnorm/(scale·norm))² + (Δdip/dipScale)² (0: off).
+        public var magneticSoftNormScale = 0.02
+        /// Dip scale of the soft weighting, radians.
+        public var magneticSoftDipScale = 3 * degree
         /// Time a new homogeneous field must be seen, while rotating, before it replaces the reference, seconds.
         public var magneticNewFieldTime = 20.0
         /// The same for the first new field after start, seconds.

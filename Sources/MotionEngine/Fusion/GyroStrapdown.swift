@@ -14,8 +14,12 @@ struct GyroStrapdown: Sendable {
     /// Advances by `rate` (rad/s, device axes, bias removed) held for `interval` seconds.
     @inline(__always)
     mutating func integrate(_ rate: Vector3, interval: Double) {
-        orientation = (orientation * Self.increment(rate * interval)).normalizedFast
+        let next = product(orientation, Self.increment(rate * interval))
+        // The product of unit quaternions stays unit to rounding; renormalise every 16 steps.
+        steps &+= 1
+        orientation = steps & 15 == 0 ? next.normalizedFast : next
     }
+    var steps = 0
 
     /// The quaternion of the rotation vector `v` (rad).
     @inline(__always)
@@ -41,4 +45,26 @@ extension Quaternion {
         let inv = 1 / n2.squareRoot()
         return Quaternion(w: w * inv, x: x * inv, y: y * inv, z: z * inv)
     }
+}
+
+/// Hamilton product `a ⊗ b`, always inlined (the hot path's own copy of `Quaternion.*`).
+@inline(__always)
+func product(_ a: Quaternion, _ b: Quaternion) -> Quaternion {
+    Quaternion(
+        w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+        x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+        y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+        z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w
+    )
+}
+
+/// `q ⊗ v ⊗ q*` for a unit quaternion, always inlined.
+@inline(__always)
+func rotated(_ v: Vector3, by q: Quaternion) -> Vector3 {
+    let tx = 2 * (q.y * v.z - q.z * v.y), ty = 2 * (q.z * v.x - q.x * v.z), tz = 2 * (q.x * v.y - q.y * v.x)
+    return Vector3(
+        v.x + q.w * tx + (q.y * tz - q.z * ty),
+        v.y + q.w * ty + (q.z * tx - q.x * tz),
+        v.z + q.w * tz + (q.x * ty - q.y * tx)
+    )
 }

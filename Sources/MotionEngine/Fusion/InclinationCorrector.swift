@@ -23,7 +23,7 @@ struct InclinationCorrector: Sendable {
     @inline(__always)
     mutating func update(upInStrapdown f: Vector3, coefficients c: ButterworthCoefficients) {
         let lp = filtered.filter(f, c)
-        let u = correction.rotate(lp)
+        let u = rotated(lp, by: correction)
         let n = u.norm
         guard n > 1e-9, n.isFinite else {
             lastStep = .zero
@@ -38,7 +38,7 @@ struct InclinationCorrector: Sendable {
             // Upside down: any horizontal axis works; take x.
             step = Quaternion(w: 0, x: 1, y: 0, z: 0)
         }
-        correction = (step * correction).normalizedFast
+        correction = product(step, correction).normalizedFast
         // Rotation vector of the step: axis (uy, −ux)/s, angle atan2(s, uz), s = sin(angle).
         let s = (ux * ux + uy * uy).squareRoot()
         if s < 1e-12 {

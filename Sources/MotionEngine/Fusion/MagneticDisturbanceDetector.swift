@@ -8,17 +8,19 @@ import MotionSamples
 /// corrected again, slowed down; a new homogeneous field (consistent for long enough while the
 /// device rotates, so that a hard-iron offset could not fake it) replaces the reference.
 struct MagneticDisturbanceDetector: Sendable {
-    /// Learned reference norm (µT) and dip (rad, positive when the field points down).
+    /// Learned reference norm (µT) and the sine of the dip (positive when the field points down).
     var referenceNorm = 0.0
-    var referenceDip = 0.0
+    var referenceDipSine = 0.0
+    /// The reference dip, radians.
+    var referenceDip: Double { asin(max(-1, min(1, referenceDipSine))) }
     var hasReference = false
     /// Short low-pass of the current norm and dip.
     var currentNorm = 0.0
-    var currentDip = 0.0
+    var currentDipSine = 0.0
     var hasCurrent = false
     /// Candidate for a new reference.
     var candidateNorm = 0.0
-    var candidateDip = 0.0
+    var candidateDipSine = 0.0
     var candidateTime = 0.0
     var acceptedNewField = false
     /// Seconds the field has been consistent with the reference.
@@ -26,74 +28,95 @@ struct MagneticDisturbanceDetector: Sendable {
     /// Seconds the heading correction has been suspended.
     var rejectionTime = 0.0
     var isDisturbed = false
+    /// Gains cached for the last interval.
+    var gainInterval = 0.0
+    var currentGain = 1.0
+    var referenceGain = 1.0
 
-    /// Norm and dip of `fieldInEarth` (µT, 6D earth frame, z up).
+    /// Whether two dips, given by their sines, differ by less than `threshold` radians (to first
+    /// order: |Δ sin| < threshold · cos(dip)).
     @inline(__always)
-    static func normAndDip(_ m: Vector3) -> (norm: Double, dip: Double) {
-        let n = m.norm
-        guard n > 0 else { return (0, 0) }
-        return (n, asin(max(-1, min(1, -m.z / n))))
+    static func dipsAgree(_ a: Double, _ b: Double, threshold: Double) -> Bool {
+        let d = a - b
+        return d * d < threshold * threshold * max(1 - b * b, 1e-6)
     }
 
-    /// Updates with one field sample. `rotationRate` is the norm of the bias-corrected gyro, rad/s.
+    /// How far the current field departs from the reference, in units of the given scales
+    /// (relative norm, dip in radians): (Δnorm/normScale)² + (Δdip/dipScale)².
+    @inline(__always)
+    func departure(normScale: Double, dipScale: Double) -> Double {
+        guard hasReference, referenceNorm > 0 else { return 0 }
+        let dn = (currentNorm - referenceNorm) / (referenceNorm * normScale)
+        let dd = (currentDipSine - referenceDipSine) / (dipScale * max(1 - referenceDipSine * referenceDipSine, 1e-6).squareRoot())
+        return dn * dn + dd * dd
+    }
+
+    /// Updates with one field sample. `rotationRateSquared` is the squared norm of the
+    /// bias-corrected gyro, (rad/s)².
     mutating func update(
-        fieldInEarth m: Vector3, interval dt: Double, rotationRate: Double, settings s: FusionFilter.Settings
+        fieldInEarth m: Vector3, interval dt: Double, rotationRateSquared: Double, settings s: FusionFilter.Settings
     ) {
-        let (n, dip) = Self.normAndDip(m)
+        let n = m.norm
         guard n > 0 else { return }
+        let dip = -m.z / n
+        if dt != gainInterval {
+            gainInterval = dt
+            currentGain = firstOrderGain(timeConstant: s.magneticCurrentTimeConstant, samplePeriod: dt)
+            referenceGain = firstOrderGain(timeConstant: s.magneticReferenceTimeConstant, samplePeriod: dt)
+        }
         if !hasCurrent {
             currentNorm = n
-            currentDip = dip
+            currentDipSine = dip
             hasCurrent = true
         } else {
-            let k = firstOrderGain(timeConstant: s.magneticCurrentTimeConstant, samplePeriod: dt)
+            let k = currentGain
             currentNorm += k * (n - currentNorm)
-            currentDip += k * (dip - currentDip)
+            currentDipSine += k * (dip - currentDipSine)
         }
         if !hasReference {
             referenceNorm = currentNorm
-            referenceDip = currentDip
+            referenceDipSine = currentDipSine
             hasReference = true
             candidateNorm = currentNorm
-            candidateDip = currentDip
+            candidateDipSine = currentDipSine
         }
         let consistent = abs(currentNorm - referenceNorm) < s.magneticNormThreshold * referenceNorm
-            && abs(currentDip - referenceDip) < s.magneticDipThreshold
+            && Self.dipsAgree(currentDipSine, referenceDipSine, threshold: s.magneticDipThreshold)
         if consistent {
             undisturbedTime += dt
             if undisturbedTime >= s.magneticMinimumUndisturbedTime {
                 isDisturbed = false
                 rejectionTime = max(0, rejectionTime - s.magneticRejectionFactor * dt)
             }
-            let k = firstOrderGain(timeConstant: s.magneticReferenceTimeConstant, samplePeriod: dt)
+            let k = referenceGain
             referenceNorm += k * (currentNorm - referenceNorm)
-            referenceDip += k * (currentDip - referenceDip)
+            referenceDipSine += k * (currentDipSine - referenceDipSine)
             candidateTime = 0
             candidateNorm = currentNorm
-            candidateDip = currentDip
+            candidateDipSine = currentDipSine
         } else {
             undisturbedTime = 0
             isDisturbed = true
             rejectionTime += dt
             // Track a candidate new field: it must stay consistent with itself while the device turns.
             let sameAsCandidate = abs(currentNorm - candidateNorm) < s.magneticNormThreshold * candidateNorm
-                && abs(currentDip - candidateDip) < s.magneticDipThreshold
+                && Self.dipsAgree(currentDipSine, candidateDipSine, threshold: s.magneticDipThreshold)
             if sameAsCandidate {
-                if rotationRate >= s.magneticNewFieldMinimumRotationRate {
+                if rotationRateSquared >= s.magneticNewFieldMinimumRotationRate * s.magneticNewFieldMinimumRotationRate {
                     candidateTime += dt
                 }
-                let k = firstOrderGain(timeConstant: s.magneticReferenceTimeConstant, samplePeriod: dt)
+                let k = referenceGain
                 candidateNorm += k * (currentNorm - candidateNorm)
-                candidateDip += k * (currentDip - candidateDip)
+                candidateDipSine += k * (currentDipSine - candidateDipSine)
             } else {
                 candidateTime = 0
                 candidateNorm = currentNorm
-                candidateDip = currentDip
+                candidateDipSine = currentDipSine
             }
             let needed = acceptedNewField ? s.magneticNewFieldTime : s.magneticFirstNewFieldTime
             if candidateTime >= needed {
                 referenceNorm = candidateNorm
-                referenceDip = candidateDip
+                referenceDipSine = candidateDipSine
                 acceptedNewField = true
                 isDisturbed = false
                 rejectionTime = 0

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import MotionEngine
+
+/// `--set NAME=VALUE` overrides of ``FusionFilter/Settings`` for experiments.
+enum SettingsOverrides {
+    static var keys: [String: WritableKeyPath<FusionFilter.Settings, Double>] { [
+        "accelerometerTimeConstant": \.accelerometerTimeConstant,
+        "correctionInterval": \.correctionInterval,
+        "magnetometerCorrectionInterval": \.magnetometerCorrectionInterval,
+        "headingMeasurementNoise": \.headingMeasurementNoise,
+        "headingOffsetNoise": \.headingOffsetNoise,
+        "headingRotationNoise": \.headingRotationNoise,
+        "headingRotationRateScale": \.headingRotationRateScale,
+        "biasInitialSigma": \.biasInitialSigma,
+        "magnetometerCalibrationWindow": \.magnetometerCalibrationWindow,
+        "magnetometerCalibrationSpread": \.magnetometerCalibrationSpread,
+        "magnetometerCalibrationImprovement": \.magnetometerCalibrationImprovement,
+        "magnetometerCalibrationMinimumResidual": \.magnetometerCalibrationMinimumResidual,
+        "headingRecalibrationSigma": \.headingRecalibrationSigma,
+        "magnetometerRecalibrationTime": \.magnetometerRecalibrationTime,
+        "biasDriftSigma": \.biasDriftSigma,
+        "biasDriftInterval": \.biasDriftInterval,
+        "biasRestSigma": \.biasRestSigma,
+        "biasMotionSigma": \.biasMotionSigma,
+        "biasLimit": \.biasLimit,
+        "restTimeConstant": \.restTimeConstant,
+        "restGyroThreshold": \.restGyroThreshold,
+        "restAccelerometerThreshold": \.restAccelerometerThreshold,
+        "restMinimumTime": \.restMinimumTime,
+        "magneticNormThreshold": \.magneticNormThreshold,
+        "magneticSoftNormScale": \.magneticSoftNormScale,
+        "magneticSoftDipScale": \.magneticSoftDipScale,
+        "magneticDipThreshold": \.magneticDipThreshold,
+        "magneticReferenceTimeConstant": \.magneticReferenceTimeConstant,
+        "magneticMaximumRejectionTime": \.magneticMaximumRejectionTime,
+        "magneticRejectionFactor": \.magneticRejectionFactor,
+        "magneticNewFieldTime": \.magneticNewFieldTime,
+        "magneticFirstNewFieldTime": \.magneticFirstNewFieldTime,
+    ] }
+
+    static var flags: [String: WritableKeyPath<FusionFilter.Settings, Bool>] { [
+        "estimatesBiasAtRest": \.estimatesBiasAtRest,
+        "estimatesBiasInMotion": \.estimatesBiasInMotion,
+        "estimatesMagnetometerCalibration": \.estimatesMagnetometerCalibration,
+        "magnetometerCorrectsBias": \.magnetometerCorrectsBias,
+    ] }
+
+    static func apply(_ overrides: [String], to settings: inout FusionFilter.Settings) throws {
+        for o in overrides {
+            let parts = o.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2, let flag = flags[parts[0]] {
+                guard let value = Bool(parts[1]) else {
+                    throw ValidationError("bad --set '\(o)': \(parts[0]) takes true or false")
+                }
+                settings[keyPath: flag] = value
+                continue
+            }
+            // A value may end in "deg" (degrees, converted to radians).
+            let isDegrees = parts.count == 2 && parts[1].hasSuffix("deg")
+            let number = isDegrees ? String(parts[1].dropLast(3)) : (parts.count == 2 ? parts[1] : "")
+            guard parts.count == 2, let key = keys[parts[0]], var value = Double(number), value.isFinite else {
+                throw ValidationError("bad --set '\(o)': expected NAME=NUMBER with NAME one of \((keys.keys.sorted() + flags.keys.sorted()).joined(separator: ", "))")
+            }
+            if isDegrees { value *= Double.pi / 180 }
+            settings[keyPath: key] = value
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import MotionEngine
+import MotionRecordings
+import MotionSamples
+import Testing
+import TestSupport
+
+/// Our device motion against Apple's, recorded beside the raw sensors.
+@Suite("Fusion: Apple parity")
+struct FusionParityTests {
+    struct Figures {
+        var gravity: [Double] = []  // degrees
+        var change10s: [Double] = []  // degrees
+        var rate: [Double] = []  // rad/s
+    }
+
+    static func compare(_ r: Recording) -> Figures {
+        let (_, estimates) = runEstimator(mergedSamples(r))
+        var f = Figures()
+        let times = estimates.map(\.time)
+        func nearest(_ t: Double, _ tolerance: Double) -> Int? {
+            var lo = 0, hi = times.count
+            while lo < hi { let mid = (lo + hi) / 2; if times[mid] < t { lo = mid + 1 } else { hi = mid } }
+            return [lo - 1, lo].filter { $0 >= 0 && $0 < times.count && abs(times[$0] - t) <= tolerance }
+                .min { abs(times[$0] - t) < abs(times[$1] - t) }
+        }
+        for g in r.reference.gravity {
+            if let i = nearest(g.time, 0.006) { f.gravity.append(estimates[i].gravity.angle(to: g.value) * 180 / Double.pi) }
+        }
+        let att = r.reference.attitude
+        let attTimes = att.map(\.time)
+        for i in stride(from: 0, to: att.count, by: 5) {
+            let t0 = att[i].time
+            guard let a = nearest(t0, 0.006), let b = nearest(t0 + 10, 0.02) else { continue }
+            var lo = 0, hi = attTimes.count
+            while lo < hi { let mid = (lo + hi) / 2; if attTimes[mid] < t0 + 10 { lo = mid + 1 } else { hi = mid } }
+            guard lo < att.count, abs(attTimes[lo] - t0 - 10) < 0.02 else { continue }
+            let apple = att[i].value.conjugate * att[lo].value
+            let ours = estimates[a].attitude9D.conjugate * estimates[b].attitude9D
+            f.change10s.append(ours.angle(to: apple) * 180 / Double.pi)
+        }
+        let start = estimates.first?.time ?? 0
+        for w in r.reference.rotationRate where w.time > start + 10 {
+            if let i = nearest(w.time, 0.006) { f.rate.append((estimates[i].rotationRate - w.value).norm) }
+        }
+        return f
+    }
+
+    @Test("iPhone 13 walk (raw sensors): gravity, 10 s attitude change, rotation rate",
+          .enabled(if: TestData.has("iphone13-walk-sensorlogger"), Comment(rawValue: TestData.skipNotice("iphone13-walk-sensorlogger"))))
+    func iphone() throws {
+        let f = Self.compare(try RecordingReader.read(TestData.url("iphone13-walk-sensorlogger")))
+        #expect(f.gravity.count > 9000)
+        let g50 = percentile(f.gravity, 50), g95 = percentile(f.gravity, 95)
+        let c50 = percentile(f.change10s, 50), r50 = percentile(f.rate, 50)
+        // Measured (docs/fusion.md): gravity 1.00° median / 3.29° p95, 10 s change 3.8°, rate 0.012 rad/s.
+        #expect(g50 < 1.1)
+        #expect(g95 < 3.5)
+        #expect(c50 < 4.5)
+        #expect(r50 < 0.013)
+        withKnownIssue("Apple-parity targets not met on this cold-start walk (see docs/fusion.md): gravity ≤ 0.5°/2°, change ≤ 1°, rate ≤ 0.01 rad/s") {
+            #expect(g50 <= 0.5 && g95 <= 2 && c50 <= 1 && r50 <= 0.01)
+        }
+    }
+
+    @Test("mPower (Apple's device motion only): gravity and rotation rate",
+          .enabled(if: TestData.has("mpower"), Comment(rawValue: TestData.skipNotice("mpower"))))
+    func mpower() throws {
+        var all = Figures()
+        let folder = TestData.url("mpower")
+        for member in try RecordingReader.members(of: folder) {
+            let f = Self.compare(try RecordingReader.read(folder, member: member.name))
+            all.gravity += f.gravity; all.change10s += f.change10s; all.rate += f.rate
+        }
+        let g50 = percentile(all.gravity, 50), r50 = percentile(all.rate, 50)
+        // Measured: gravity 0.59° median, rotation rate 0.004 rad/s median.
+        #expect(g50 < 0.7 && r50 < 0.01, "gravity \(g50), rate \(r50)")
+        withKnownIssue("gravity median ≤ 0.5° and p95 ≤ 2°, 10 s change ≤ 1° not met on mPower (see docs/fusion.md)") {
+            #expect(g50 <= 0.5 && percentile(all.gravity, 95) <= 2 && percentile(all.change10s, 50) <= 1)
+        }
+    }
+
+    @Test("MotionSense (Apple's device motion only): still recordings agree, rotation rate",
+          .enabled(if: TestData.has("motionsense"), Comment(rawValue: TestData.skipNotice("motionsense"))))
+    func motionsense() throws {
+        let archive = TestData.url("motionsense/A_DeviceMotion_data_subjects_1_2_3_5.zip")
+        var still = Figures(), all = Figures()
+        for member in try RecordingReader.members(of: archive) {
+            let f = Self.compare(try RecordingReader.read(archive, member: member.name))
+            all.gravity += f.gravity; all.change10s += f.change10s; all.rate += f.rate
+            if member.name.hasPrefix("sit") || member.name.hasPrefix("std") { still.gravity += f.gravity }
+        }
+        let r50 = percentile(all.rate, 50), still50 = percentile(still.gravity, 50)
+        // Measured: rotation rate 0.0025 rad/s median; sitting/standing gravity 0.6° median.
+        #expect(r50 < 0.01 && still50 < 1.0, "rate \(r50), still gravity \(still50)")
+        withKnownIssue("gravity ≤ 0.5°/2° and 10 s change ≤ 1° not met on MotionSense walking and jogging (see docs/fusion.md)") {
+            #expect(percentile(all.gravity, 50) <= 0.5 && percentile(all.gravity, 95) <= 2 && percentile(all.change10s, 50) <= 1)
+        }
+    }
+}

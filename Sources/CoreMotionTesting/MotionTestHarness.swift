@@ -68,6 +68,19 @@ public final class MotionTestHarness: @unchecked Sendable {
         self.init(device: device, clock: clock)
     }
 
+    /// Where the device is, for the true-north frame (`COREMOTION_LOCATION` on a real run); `nil`
+    /// (the default) leaves `.xTrueNorthZVertical` unavailable. Set it before starting updates.
+    public var location: GeographicLocation? {
+        get { service.location }
+        set { service.location = newValue }
+    }
+
+    /// Places the device at a latitude and longitude (degrees) and altitude (metres) so that
+    /// `.xTrueNorthZVertical` is available, as `COREMOTION_LOCATION=lat,lon,alt` does on a real run.
+    public func setLocation(latitude: Double, longitude: Double, altitude: Double = 0) {
+        service.location = GeographicLocation(latitude: latitude, longitude: longitude, altitude: altitude)
+    }
+
     /// The time on the virtual clock, seconds (the time base of `CMLogItem.timestamp`).
     public var now: TimeInterval { clock.now }
 

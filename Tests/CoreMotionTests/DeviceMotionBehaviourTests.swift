@@ -1,6 +1,7 @@
 import CoreMotion
 import CoreMotionTesting
 import Foundation
+import MotionService
 import Testing
 import TestSupport
 
@@ -136,6 +137,45 @@ struct DeviceMotionBehaviourTests {
             #expect(errors.all == [Int(CMErrorTrueNorthNotAvailable.rawValue)])
             #expect(data.all.isEmpty)
             m.stopDeviceMotionUpdates()
+        }
+    }
+
+    @Test("true north with a location: heading is the magnetic heading plus the WMM declination")
+    func trueNorthWithLocation() throws {
+        // Two harnesses on the same recording and clock start: one magnetic north, one true north at
+        // Boulder, Colorado (NOAA's WMM2025 gives about +7.6° there in 2025; the harness clock stands
+        // at 2025-01-01).
+        func headings(_ frame: CMAttitudeReferenceFrame, location: Bool) throws -> [Double] {
+            let h = try MotionTestHarness(recording: Self.broad)
+            if location { h.setLocation(latitude: 40.0, longitude: -105.25, altitude: 1650) }
+            return h.run {
+                #expect(CMMotionManager.availableAttitudeReferenceFrames().contains(.xTrueNorthZVertical) == location)
+                let m = CMMotionManager()
+                let out = Recorder<Double>()
+                let errors = Recorder<Int>()
+                let q = serialQueue()
+                m.startDeviceMotionUpdates(using: frame, to: q) { d, e in
+                    if let d { out.append(d.heading) }
+                    if let e = e as NSError?, e.code == Int(CMErrorTrueNorthNotAvailable.rawValue) { errors.append(e.code) }
+                }
+                h.advance(by: 3)
+                q.waitUntilAllOperationsAreFinished()
+                m.stopDeviceMotionUpdates()
+                #expect(errors.all.isEmpty)
+                return out.all
+            }
+        }
+        let magnetic = try headings(.xMagneticNorthZVertical, location: false)
+        let trueNorth = try headings(.xTrueNorthZVertical, location: true)
+        #expect(magnetic.count == trueNorth.count && magnetic.count > 100)
+        let declination = try #require(MotionService(device: NoDevice(clock: VirtualClock()), location: GeographicLocation(latitude: 40.0, longitude: -105.25, altitude: 1650)).magneticDeclination())
+        let degrees = declination * 180 / .pi
+        #expect(degrees > 7 && degrees < 8.5)
+        for (m, t) in zip(magnetic, trueNorth) {
+            var d = t - m
+            if d > 180 { d -= 360 } else if d < -180 { d += 360 }
+            #expect(abs(d - degrees) < 1e-6)
+            #expect(t >= 0 && t < 360)
         }
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import MotionEngine
 import MotionRecordings
 import MotionSamples
+import MotionService
 
 /// `coremotion fuse`: runs the fusion engine over a recording and writes the attitude per sample.
 struct FuseCommand: ParsableCommand {
@@ -24,7 +25,7 @@ struct FuseCommand: ParsableCommand {
     @Option(help: "Reference frame: xArbitraryZVertical, xArbitraryCorrectedZVertical, xMagneticNorthZVertical, xTrueNorthZVertical.")
     var frame: String = "xMagneticNorthZVertical"
 
-    @Option(help: "Magnetic declination for xTrueNorthZVertical, degrees east (default: from the World Magnetic Model when the recording has a location).")
+    @Option(help: "Magnetic declination for xTrueNorthZVertical, degrees east (default: the World Magnetic Model 2025 at COREMOTION_LOCATION, else at the recording's first GPS fix).")
     var declination: Double?
 
     @Option(help: "Output CSV path ('-' for standard output).")
@@ -38,6 +39,7 @@ struct FuseCommand: ParsableCommand {
             throw ValidationError("unknown frame '\(frame)'; use one of \(AttitudeReferenceFrame.allCases.map(\.description).joined(separator: ", "))")
         }
         let recording = try RecordingReader.read(file)
+        let declinationRadians = referenceFrame == .xTrueNorthZVertical ? try trueNorthDeclination(recording) : 0
         var settings = FusionFilter.Settings()
         try SettingsOverrides.apply(overrides, to: &settings)
         let samples = FusionRun.mergedSamples(recording, useMagnetometer: referenceFrame.usesMagnetometer)
@@ -61,7 +63,7 @@ struct FuseCommand: ParsableCommand {
         if !checksum.isFinite { Output.note("warning: non-finite attitude") }
 
         // Output pass.
-        var run = FusionRun(settings: settings, frame: AttitudeFrame(referenceFrame, declination: (declination ?? 0) * Double.pi / 180))
+        var run = FusionRun(settings: settings, frame: AttitudeFrame(referenceFrame, declination: declinationRadians))
         var estimates: [DeviceMotionEstimate] = []
         estimates.reserveCapacity(recording.accelerometer.count)
         let trace = ProcessInfo.processInfo.environment["COREMOTION_TRACE_CALIBRATION"] != nil
@@ -79,7 +81,7 @@ struct FuseCommand: ParsableCommand {
         }
         var text = "t,qw,qx,qy,qz,gx,gy,gz,ux,uy,uz,bx,by,bz,heading\n"
         text.reserveCapacity(estimates.count * 200)
-        var frameState = AttitudeFrame(referenceFrame, declination: (declination ?? 0) * Double.pi / 180)
+        var frameState = AttitudeFrame(referenceFrame, declination: declinationRadians)
         var lastAccuracy = MagnetometerCalibrationAccuracy.uncalibrated
         for e in estimates {
             if trace && e.magneticFieldAccuracy != lastAccuracy {
@@ -101,5 +103,33 @@ struct FuseCommand: ParsableCommand {
         let seconds = Double(best.components.seconds) + Double(best.components.attoseconds) * 1e-18
         let us = seconds * 1e6 / Double(max(1, produced))
         print("us_per_sample=\(String(format: "%.4f", us))")
+    }
+
+    /// The declination for the true-north frame, radians: `--declination`, else the World Magnetic
+    /// Model at `COREMOTION_LOCATION` or at the recording's first location, on the recording's date.
+    private func trueNorthDeclination(_ recording: Recording) throws -> Double {
+        if let declination {
+            guard declination.isFinite, abs(declination) <= 180 else {
+                throw ValidationError("--declination \(declination) must be degrees east between -180 and 180")
+            }
+            return declination * Double.pi / 180
+        }
+        let date = recording.metadata.startDate ?? Date()
+        let location: GeographicLocation
+        if let configured = try GeographicLocation.fromEnvironment() {
+            location = configured
+        } else if let fix = recording.reference.location.first(where: { $0.latitude.isFinite && $0.longitude.isFinite }) {
+            location = GeographicLocation(latitude: fix.latitude, longitude: fix.longitude, altitude: fix.altitude ?? 0)
+        } else {
+            throw ValidationError("""
+                xTrueNorthZVertical needs the magnetic declination: pass --declination DEGREES or set \
+                COREMOTION_LOCATION=lat,lon[,alt_m] (\(file) has no location of its own)
+                """)
+        }
+        guard let radians = location.declination(on: date) else {
+            throw ValidationError("the World Magnetic Model could not be evaluated at \(location)")
+        }
+        Output.note("declination \(Output.fixed(radians * 180 / Double.pi, 2))° east at \(location) (WMM2025)")
+        return radians
     }
 }

@@ -58,9 +58,9 @@ extension MotionService {
         return recorders.deviceMotionIDs
     }
 
-    /// The magnetic declination at the configured location (radians, east positive), or `nil` without a
-    /// location.
+    /// The magnetic declination at ``location`` on the device clock's date (radians, east positive,
+    /// World Magnetic Model 2025), or `nil` without a location.
     public func magneticDeclination() -> Double? {
-        nil
+        location?.declination(on: clock.date(at: clock.now))
     }
 }

@@ -43,10 +43,35 @@ public final class MotionService: @unchecked Sendable {
     ///   - specification: how it was chosen, if from a specification.
     ///   - history: where pedometer, activity and recorded-accelerometer history lives; `nil` for the
     ///     location `COREMOTION_HISTORY` chooses (tests pass `.inMemory`).
-    public init(device: any MotionDevice, specification: DeviceSpecification? = nil, history: HistoryLocation? = nil) {
+    ///   - location: where the device is, for true north (``GeographicLocation``); `nil` leaves
+    ///     `.xTrueNorthZVertical` unavailable.
+    public init(
+        device: any MotionDevice, specification: DeviceSpecification? = nil, history: HistoryLocation? = nil,
+        location: GeographicLocation? = nil
+    ) {
         self.device = device
         self.specification = specification
         self.historyLocation = history
+        self.storedLocation = location
+    }
+
+    private let locationLock = NSLock()
+    private var storedLocation: GeographicLocation?
+
+    /// Where the device is, for the magnetic declination of the true-north frame; `nil` when unknown
+    /// (then `.xTrueNorthZVertical` is not available). From `COREMOTION_LOCATION` for the process-wide
+    /// service; tests set it directly. A change applies to device-motion updates started afterwards.
+    public var location: GeographicLocation? {
+        get {
+            locationLock.lock()
+            defer { locationLock.unlock() }
+            return storedLocation
+        }
+        set {
+            locationLock.lock()
+            storedLocation = newValue
+            locationLock.unlock()
+        }
     }
 
     // MARK: Which service
@@ -75,7 +100,14 @@ public final class MotionService: @unchecked Sendable {
     ) throws -> MotionService {
         let spec = try DeviceSpecification.fromEnvironment(environment)
         let device = try DeviceFactory.makeDevice(spec, clock: SystemClock.shared)
-        return MotionService(device: device, specification: spec)
+        let service = MotionService(device: device, specification: spec)
+        do {
+            service.location = try GeographicLocation.fromEnvironment(environment)
+        } catch {
+            // Only true north depends on it: say why it is unavailable and carry on.
+            FileHandle.standardError.write(Data("coremotion: \(error); true north is unavailable\n".utf8))
+        }
+        return service
     }
 
     /// The service the API uses now: a task's override, else the process override, else ``shared``.

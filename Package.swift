@@ -106,12 +106,12 @@ let package = Package(
         .testTarget(name: "MotionHistoryTests", dependencies: ["MotionHistory", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MotionServiceTests",
-            dependencies: ["MotionService", "MotionRecordings", "MotionSimulator", "TestSupport"],
+            dependencies: ["MotionService", "MotionEngine", "MotionRecordings", "MotionSimulator", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "CoreMotionTests",
-            dependencies: ["CoreMotion", "CoreMotionTesting", "MotionService", "MotionRecordings", "TestSupport"],
+            dependencies: ["CoreMotion", "CoreMotionTesting", "MotionService", "MotionRecordings", "MotionSimulator", "MotionHistory", "TestSupport"],
             swiftSettings: strict
         ),
         // An app's own test target: only `CoreMotion` and the testing product, as an app would use them.

@@ -45,6 +45,13 @@ public final class MotionTestHarness: @unchecked Sendable {
         self.service = MotionService(device: device, history: .inMemory)
     }
 
+    /// A harness around a service made by the caller (for a device specification or history location
+    /// of its own). The service's device must stamp its samples on `clock`.
+    public init(service: MotionService, clock: VirtualClock) {
+        self.clock = clock
+        self.service = service
+    }
+
     /// A harness that replays `recording` from the current virtual time.
     public convenience init(recording: Recording, clock: VirtualClock = VirtualClock(), speed: Double = 1, loop: Bool = false) {
         let device = ScheduledDevice(

@@ -1,7 +1,9 @@
 import CoreMotion
 import CoreMotionTesting
 import Foundation
+import MotionHistory
 import MotionService
+import MotionSimulator
 import Testing
 import TestSupport
 
@@ -177,6 +179,72 @@ struct DeviceMotionBehaviourTests {
             #expect(abs(d - degrees) < 1e-6)
             #expect(t >= 0 && t < 360)
         }
+    }
+
+    /// Runs device motion for `seconds` on `harness` and returns the rotation rates it delivered.
+    static func rotationRates(_ harness: MotionTestHarness, seconds: Double) -> [CMRotationRate] {
+        harness.run {
+            let m = CMMotionManager()
+            let rates = Recorder<CMRotationRate>()
+            let q = serialQueue()
+            m.startDeviceMotionUpdates(to: q) { d, _ in if let d { rates.append(d.rotationRate) } }
+            harness.advance(by: seconds)
+            q.waitUntilAllOperationsAreFinished()
+            m.stopDeviceMotionUpdates()
+            return rates.all
+        }
+    }
+
+    @Test("the fusion keeps its gyro bias from one run to the next, as iOS does")
+    func gyroBiasCarriesOver() throws {
+        // The simulator's gyroscope has the constant bias (0.0020, −0.0015, 0.0010) rad/s (|b| 2.7e-3).
+        let bias = (0.0020, -0.0015, 0.0010)
+        func meanMagnitude(_ rates: ArraySlice<CMRotationRate>) -> Double {
+            let n = Double(rates.count)
+            let x = rates.map(\.x).reduce(0, +) / n, y = rates.map(\.y).reduce(0, +) / n, z = rates.map(\.z).reduce(0, +) / n
+            return (x * x + y * y + z * z).squareRoot()
+        }
+        let warm = try MotionTestHarness(scene: "still-face-up")
+        #expect(warm.service.savedSensorCalibration == nil)
+        let firstRun = Self.rotationRates(warm, seconds: 20)
+        let saved = try #require(warm.service.savedSensorCalibration)
+        #expect(abs(saved.gyroBias.x - bias.0) < 3e-4 && abs(saved.gyroBias.y - bias.1) < 3e-4 && abs(saved.gyroBias.z - bias.2) < 3e-4)
+        #expect(saved.magnetometer != nil)
+        // A cold start shows the bias in its first 0.2 s; the second run of the same service does not.
+        let cold = meanMagnitude(firstRun.prefix(20))
+        let secondRun = Self.rotationRates(warm, seconds: 2)
+        let restarted = meanMagnitude(secondRun.prefix(20))
+        #expect(cold > 2e-3)
+        #expect(restarted < 5e-4)
+        // A new service (another process) on a replay or simulation starts cold: runs stay identical.
+        let other = try MotionTestHarness(scene: "still-face-up")
+        #expect(other.service.savedSensorCalibration == nil)
+        #expect(Self.rotationRates(other, seconds: 0.5).map(\.x) == firstRun.prefix(50).map(\.x))
+    }
+
+    @Test("real hardware keeps its calibration in a file beside the history; a damaged file is ignored")
+    func calibrationFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cm-calibration-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let history = HistoryLocation.file(folder.appendingPathComponent("history.sqlite"))
+        let clock = VirtualClock()
+        func service() throws -> MotionService {
+            // An IIO specification marks real hardware; the simulated device stands in for the sensors.
+            let simulation = try Simulation(scene: SceneCatalog.resolve("still-face-up"), seed: 3)
+            let device = ScheduledDevice(name: "iio:bmi160+ak8975", source: simulation.makeSource(), clock: clock)
+            return MotionService(device: device, specification: .iio(root: nil), history: history)
+        }
+        let first = try service()
+        let harness = MotionTestHarness(service: first, clock: clock)
+        _ = Self.rotationRates(harness, seconds: 10)
+        let saved = try #require(first.savedSensorCalibration)
+        let file = folder.appendingPathComponent("calibration/iio_bmi160_ak8975.json")
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        let second = try service()
+        #expect(second.savedSensorCalibration == saved)
+        try Data("{ not json".utf8).write(to: file)
+        let third = try service()
+        #expect(third.savedSensorCalibration == nil)
     }
 
     @Test("device motion decimates to its interval; raw streams keep theirs")

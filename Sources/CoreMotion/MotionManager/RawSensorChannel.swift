@@ -8,6 +8,10 @@ final class RawSensorChannel<Item: CMLogItem>: @unchecked Sendable {
     private let convert: @Sendable (SensorSample) -> Item?
     private let lock = NSLock()
     private var requestedInterval: TimeInterval = CMMotionManager.defaultUpdateInterval
+    /// The latest sample as it came from the service; converted to an `Item` on first read (a pull
+    /// client reads far less often than the sensor delivers, so no object is made per sample).
+    private var latestSample: SensorSample?
+    /// `latestSample` converted, once; `nil` until read or delivered.
     private var latestItem: Item?
     private var subscription: SensorSubscription?
     private var delivery: QueueDelivery<Item>?
@@ -22,6 +26,7 @@ final class RawSensorChannel<Item: CMLogItem>: @unchecked Sendable {
     var latest: Item? {
         lock.lock()
         defer { lock.unlock() }
+        if latestItem == nil, let sample = latestSample { latestItem = convert(sample) }
         return latestItem
     }
 
@@ -79,12 +84,21 @@ final class RawSensorChannel<Item: CMLogItem>: @unchecked Sendable {
     }
 
     private func receive(_ sample: SensorSample) {
+        lock.lock()
+        guard let delivery = self.delivery else {
+            // Pull only: keep the sample; the object is made when the app reads it.
+            latestSample = sample
+            latestItem = nil
+            lock.unlock()
+            return
+        }
+        lock.unlock()
         guard let item = convert(sample) else { return }
         lock.lock()
+        latestSample = sample
         latestItem = item
-        let delivery = self.delivery
         lock.unlock()
-        delivery?.deliver(item)
+        delivery.deliver(item)
     }
 
     /// Stops the stream; operations not yet run on the app's queue do nothing.

@@ -77,8 +77,19 @@ final class DeviceMotionHub: @unchecked Sendable {
 
     private func startInputs() {
         guard let service else { return }
-        // A fresh filter for each run: it converges within seconds, as Apple's does after a start.
+        // A fresh filter for each run, warm-started with what the last run learned about the sensors
+        // (iOS keeps calibrating between apps; see SensorCalibrationState).
         estimator = DeviceMotionEstimator()
+        estimatesThisRun = 0
+        if let saved = service.calibrationMemory.load() {
+            let elapsed = service.clock.date(at: service.clock.now).timeIntervalSince(saved.savedAt)
+            if let sigma = SensorCalibrationState.restoredBiasSigma(saved: saved.gyroBiasSigma, elapsed: elapsed) {
+                estimator.restoreGyroBias(saved.gyroBias, sigma: sigma)
+            }
+            if service.has(.magnetometer), let calibration = SensorCalibrationState.restoredMagnetometer(saved.magnetometer, elapsed: elapsed) {
+                estimator.magnetometerCalibration = calibration
+            }
+        }
         var list: [SensorSubscription] = []
         for sensor in [SensorKind.gyroscope, .accelerometer, .magnetometer] where service.has(sensor) {
             if let s = service.subscribe(to: sensor, interval: 0, receive: { [weak self] sample in self?.fuse(sample) }) {
@@ -96,11 +107,28 @@ final class DeviceMotionHub: @unchecked Sendable {
         inputs = []
         clientsLock.unlock()
         for s in list { service?.cancel(s) }
+        // No sample reaches the estimator any more: keep what it learned for the next run.
+        guard let service, estimatesThisRun >= Self.estimatesBeforeSaving else { return }
+        let filter = estimator.filter
+        let state = SensorCalibrationState(
+            device: service.device.name, savedAt: service.clock.date(at: service.clock.now),
+            gyroBias: filter.gyroBias, gyroBiasSigma: filter.gyroBiasSigma,
+            magnetometer: filter.hasMagnetometer ? filter.magnetometerCalibration : nil
+        )
+        if let error = service.calibrationMemory.save(state) {
+            service.logger.warning("sensor calibration not saved to \(service.calibrationMemory.file?.path ?? "?"): \(error)")
+        }
     }
+
+    /// Estimates made since the inputs started (under the service's lock).
+    private var estimatesThisRun = 0
+    /// A run shorter than this (about 2 s at 100 Hz) has learned too little to replace a saved state.
+    static let estimatesBeforeSaving = 200
 
     /// Called under the service's lock, in sample order.
     private func fuse(_ sample: SensorSample) {
         guard let estimate = estimator.add(sample) else { return }
+        estimatesThisRun += 1
         clientsLock.lock()
         let list = clients
         clientsLock.unlock()

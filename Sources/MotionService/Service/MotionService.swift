@@ -24,7 +24,9 @@ public final class MotionService: @unchecked Sendable {
     /// Serialises device reconfiguration (kept outside `lock` so that a device thread delivering a
     /// sample never waits on a reconfiguration that waits on it).
     private let configurationLock = NSLock()
-    private var subscribers: [SensorKind: [SensorSubscription]] = [:]
+    /// Subscribers per sensor, indexed by the sensor's position in `SensorKind.allCases` (an array, not
+    /// a dictionary: the lookup runs once per sample).
+    private var subscribers: [[SensorSubscription]] = Array(repeating: [], count: SensorKind.allCases.count)
     private var nextID = 0
     private var lostSensors: Set<SensorKind> = []
     private var reachedEnd = false
@@ -53,7 +55,22 @@ public final class MotionService: @unchecked Sendable {
         self.specification = specification
         self.historyLocation = history
         self.storedLocation = location
+        // Only real hardware keeps its calibration across processes (see SensorCalibrationState).
+        let persistent: Bool
+        switch specification {
+        case .auto?, .iio?: persistent = true
+        default: persistent = false
+        }
+        self.calibrationMemory = SensorCalibrationMemory(
+            file: persistent ? SensorCalibrationMemory.file(for: device.name, history: history) : nil
+        )
     }
+
+    /// The gyroscope bias and magnetometer calibration kept between runs of the fusion.
+    let calibrationMemory: SensorCalibrationMemory
+
+    /// The sensor calibration the fusion last saved (when device motion stopped), if any.
+    public var savedSensorCalibration: SensorCalibrationState? { calibrationMemory.load() }
 
     private let locationLock = NSLock()
     private var storedLocation: GeographicLocation?
@@ -184,7 +201,7 @@ public final class MotionService: @unchecked Sendable {
         let subscription = SensorSubscription(
             id: nextID, sensor: sensor, interval: clamped, devicePeriod: 1 / description.maximumRate, receive: receive
         )
-        subscribers[sensor, default: []].append(subscription)
+        subscribers[sensor.index].append(subscription)
         lock.unlock()
         reconfigure()
         return subscription
@@ -193,7 +210,7 @@ public final class MotionService: @unchecked Sendable {
     /// Ends a subscription; the sensor stops when no one else needs it.
     public func cancel(_ subscription: SensorSubscription) {
         lock.lock()
-        subscribers[subscription.sensor]?.removeAll { $0 === subscription }
+        subscribers[subscription.sensor.index].removeAll { $0 === subscription }
         lock.unlock()
         reconfigure()
     }
@@ -215,7 +232,7 @@ public final class MotionService: @unchecked Sendable {
     /// Rates wanted now: per sensor, the fastest rate any subscriber asked for. Caller holds `lock`.
     private func rates() -> [SensorKind: Double] {
         var rates: [SensorKind: Double] = [:]
-        for (sensor, list) in subscribers where !list.isEmpty {
+        for (sensor, list) in zip(SensorKind.allCases, subscribers) where !list.isEmpty {
             guard let d = device.sensors[sensor] else { continue }
             let fastestWanted = list.map { $0.interval > 0 ? 1 / $0.interval : d.maximumRate }.max() ?? d.minimumRate
             rates[sensor] = min(d.maximumRate, max(d.minimumRate, fastestWanted))
@@ -239,8 +256,7 @@ public final class MotionService: @unchecked Sendable {
     private func dispatch(_ sample: SensorSample) {
         lock.lock()
         defer { lock.unlock() }
-        guard let list = subscribers[sample.sensor] else { return }
-        for subscription in list where subscription.decimator.admit(sample.time) {
+        for subscription in subscribers[sample.sensor.index] where subscription.decimator.admit(sample.time) {
             subscription.receive(sample)
         }
     }
@@ -331,3 +347,15 @@ public protocol DrainableDelivery: AnyObject, Sendable {
 }
 
 extension QueueDelivery: DrainableDelivery {}
+
+extension SensorKind {
+    /// Position in `allCases`.
+    @inline(__always) var index: Int {
+        switch self {
+        case .accelerometer: 0
+        case .gyroscope: 1
+        case .magnetometer: 2
+        case .barometer: 3
+        }
+    }
+}

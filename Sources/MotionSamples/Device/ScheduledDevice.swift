@@ -175,6 +175,11 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
                     _ = stateLock.wait(until: Date().addingTimeInterval(wait))
                 }
                 stateLock.unlock()
+            } else if wait > 0 {
+                // Shorter than a condition wait is worth: sleep rather than spin (the kernel's timer
+                // slack, ≈ 50 µs, may deliver a sample that late; its timestamp stays the scheduled one).
+                // At 10 kHz this costs a few per cent of a core instead of all of it.
+                usleep(UInt32(max(1, wait * 1e6)))
             }
         }
     }

@@ -14,8 +14,8 @@ public struct StepEvent: Sendable, Hashable, Codable {
     }
 }
 
-/// Streaming step detector on the accelerometer alone: any carry position, orientation and sampling
-/// rate (25–400 Hz), no allocation per sample.
+/// Streaming step detector on the accelerometer, with an optional gyroscope: any carry position,
+/// orientation and sampling rate (25–400 Hz), no allocation per sample.
 ///
 /// The design (details and measured figures in `docs/pedometer.md`):
 /// 1. **Uniform resampling**: each sample passes a one-pole low-pass (12 Hz, rate-independent because
@@ -47,10 +47,17 @@ public struct StepEvent: Sendable, Hashable, Codable {
 ///    (push-off, then strike): a first candidate less than 1.1 step periods after the onset of motion
 ///    is the push-off and is not counted.
 ///
+/// 6. **Gyroscope** (optional, ``add(time:rotationRate:)``): a window whose band-limited (0.5–4 Hz)
+///    angular rate is strong (RMS > 1 rad/s) and oscillates purely at the step period (autocorrelation
+///    > 0.5 at one period, < −0.7 at half a period) is not walking: a pedalling thigh or a shaking
+///    hand. Without gyroscope samples (or when they stop for 0.1 s) the detector is the
+///    accelerometer-only one, unchanged. The gyroscope should come at 10 Hz or more.
+///
 /// Rejections by construction: still and vehicle vibration (no periodic gait-band signal above
 /// 0.05 g), shaking at more than 3.6 cycles per second, and irregular handling (no autocorrelation
-/// peak). Vertical bobbing of the phone at a walking rhythm and amplitude is indistinguishable from
-/// walking for an accelerometer and is counted.
+/// peak); with a gyroscope, also pedalling and shaking at a gait rhythm. Vertical bobbing of the
+/// phone at a walking rhythm and amplitude is indistinguishable from walking for an accelerometer and
+/// is counted.
 public struct StepDetector: Sendable {
     /// Tuning of the detector. The defaults are the values in the type's documentation.
     public struct Configuration: Sendable, Hashable, Codable {

@@ -56,4 +56,26 @@ func registerStepsBenchmarks() {
         for _ in benchmark.scaledIterations { feed(i); i += 1 }
         benchmark.stopMeasurement()
     }
+
+    Benchmark(
+        "PedometerEngine.add per sample (accelerometer + gyroscope 100 Hz + barometer 1 Hz)",
+        configuration: .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput], scalingFactor: .kilo)
+    ) { benchmark in
+        var engine = PedometerEngine()
+        var i = 0
+        // One accelerometer and one gyroscope sample per iteration (the trunk's step-rate pitch and a
+        // stride-rate roll), so the cost per iteration covers both.
+        func feed(_ i: Int) {
+            let (t, a) = walkingSample(i, rate: 100)
+            let w = 2 * Double.pi * 1.9 * t
+            engine.add(.accelerometer(TimedVector(time: t, value: a)))
+            engine.add(.gyroscope(TimedVector(time: t, value: Vector3(0.3 * sin(w), 0.1 * sin(w / 2), 0.4 * sin(w / 2 + 0.3)))))
+            if i % 100 == 0 { engine.add(.barometer(PressureReading(time: t, kilopascals: 101.3 - 0.0001 * t))) }
+            while let e = engine.nextEvent() { blackHole(e) }
+        }
+        while i < 1000 { feed(i); i += 1 }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { feed(i); i += 1 }
+        benchmark.stopMeasurement()
+    }
 }

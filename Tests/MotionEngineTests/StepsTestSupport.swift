@@ -2,7 +2,7 @@ import Foundation
 import MotionEngine
 import MotionRecordings
 
-/// Runs the pedometer engine over a recording (accelerometer and barometer merged in time order).
+/// Runs the pedometer engine over a recording (accelerometer, gyroscope and barometer merged in time order).
 struct PedometerRun {
     var engine: PedometerEngine
     var steps: [Double] = []
@@ -11,12 +11,15 @@ struct PedometerRun {
     var pauses: [Double] = []
     var resumes: [Double] = []
 
-    init(_ recording: Recording, configuration: PedometerEngine.Configuration = .init()) {
+    /// `useGyroscope: false` leaves the recording's gyroscope out (the accelerometer-only pedometer).
+    init(_ recording: Recording, configuration: PedometerEngine.Configuration = .init(), useGyroscope: Bool = true) {
         engine = PedometerEngine(configuration: configuration)
-        let acc = recording.accelerometer, baro = recording.barometer
-        var i = 0, j = 0
-        while i < acc.count || j < baro.count {
-            if j < baro.count && (i >= acc.count || baro[j].time <= acc[i].time) {
+        let acc = recording.accelerometer, baro = recording.barometer, gyro = useGyroscope ? recording.gyroscope : []
+        var i = 0, j = 0, k = 0
+        while i < acc.count || j < baro.count || k < gyro.count {
+            if k < gyro.count && (i >= acc.count || gyro[k].time <= acc[i].time) && (j >= baro.count || gyro[k].time <= baro[j].time) {
+                engine.add(.gyroscope(gyro[k])); k += 1
+            } else if j < baro.count && (i >= acc.count || baro[j].time <= acc[i].time) {
                 engine.add(.barometer(baro[j])); j += 1
             } else {
                 engine.add(.accelerometer(acc[i])); i += 1

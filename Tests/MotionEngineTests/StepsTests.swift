@@ -57,7 +57,8 @@ struct StepsTests {
         #expect(errors.count == 110)
         // The 2 % target is missed: one step is 2.6–3.3 % of a trial, so a 2 % median needs more than
         // half of the trials exact to the step; 43 of 110 are. The misses sit at the U-turn, the gait
-        // initiation and the closing step (docs/pedometer.md).
+        // initiation and the closing step (docs/pedometer.md). `PedometerRun` feeds the IMU's gyroscope:
+        // every trial counts the same with and without it (what it was tried for: docs/pedometer.md).
         #expect(Stats.percentile(errors, 50) <= 2.8)  // measured 2.74 %
         #expect(Stats.percentile(errors, 90) <= 6.5)  // measured 6.25 %
     }
@@ -127,6 +128,38 @@ struct StepsTests {
         #expect(lift.floorsUp == 0 && lift.floorsDown == 0 && lift.steps.isEmpty)
     }
 
+    /// With a gyroscope, rhythmic rotation that is a pure oscillation at the "step" rhythm is not walking:
+    /// pedalling with the phone in a pocket and shaking, which the accelerometer alone counts.
+    @Test func gyroscopeRejectsPedallingAndShaking() throws {
+        for seed: UInt64 in 0...2 {
+            let cycling = try Simulation(scene: SceneCatalog.scene(named: "cycling"), seed: seed).recording(duration: 96)
+            #expect(PedometerRun(cycling).steps.count <= 3, "seed \(seed)")                      // measured 2 (the transition in)
+            #expect(PedometerRun(cycling, useGyroscope: false).steps.count >= 100, "seed \(seed)")  // measured 119: the accelerometer-only limit
+        }
+        let shaking = try Simulation(scene: SceneCatalog.scene(named: "shaking"), seed: 1).recording(duration: 22)
+        #expect(PedometerRun(shaking).steps.isEmpty)                                  // measured 0
+        #expect(PedometerRun(shaking, useGyroscope: false).steps.count >= 20)         // measured 27
+    }
+
+    /// The gyroscope changes nothing on walking and stairs: MotionSense (MIT, iPhone 6s in the front
+    /// pocket, 60 recordings: walking, jogging, stairs, sitting, standing) counts the same with and
+    /// without it, to a step.
+    @Test(.enabled(if: TestData.has("motionsense"), Comment(rawValue: TestData.skipNotice("motionsense"))))
+    func gyroscopeLeavesMotionSenseWalksUnchanged() throws {
+        let url = TestData.url("motionsense/A_DeviceMotion_data_subjects_1_2_3_5.zip")
+        var with = 0, without = 0, changed = 0
+        for member in try RecordingReader.members(of: url) {
+            let recording = try RecordingReader.read(url, member: member.name)
+            #expect(!recording.gyroscope.isEmpty, "\(member.name): no gyroscope")
+            let a = PedometerRun(recording).steps.count, b = PedometerRun(recording, useGyroscope: false).steps.count
+            with += a; without += b
+            if a != b { changed += 1 }
+        }
+        #expect(without > 4_000)                 // measured 4,829 steps in 60 recordings
+        #expect(abs(with - without) <= 2)        // measured +1 (wlk_7/sub_2: 280 against 279)
+        #expect(changed <= 1)                    // measured 1
+    }
+
     /// Bad input is skipped and counted, never a crash.
     @Test func badInputIsSkipped() {
         var detector = StepDetector()
@@ -136,6 +169,11 @@ struct StepsTests {
         detector.add(time: -0.005, acceleration: Vector3(0, 0, -1))  // backwards
         detector.add(time: 0, acceleration: Vector3(0, 0, -1))      // duplicate
         #expect(detector.rejectedSamples == 4)
+        detector.add(time: 0, rotationRate: Vector3(0, 0, 0))
+        detector.add(time: 0.01, rotationRate: Vector3(.nan, 0, 0))
+        detector.add(time: -0.01, rotationRate: Vector3(0, 0, 0))                // backwards
+        detector.add(time: .infinity, rotationRate: Vector3(0, 0, 0))
+        #expect(detector.rejectedSamples == 7)
         // A minute of rest, then a 10 s gap: nothing counted.
         for i in 1...3000 { detector.add(time: Double(i) / 50, acceleration: Vector3(0, 0, -1)) }
         detector.add(time: 70, acceleration: Vector3(0, 0, -1))

@@ -25,6 +25,9 @@ struct StepsCommand: ParsableCommand {
     @Option(help: "Write an SVG plot of acceleration magnitude with detected and true steps (single recording).")
     var plot: String?
 
+    @Flag(help: "Ignore the recording's gyroscope (the accelerometer-only pedometer).")
+    var noGyroscope = false
+
     @Flag(help: "Print results as JSON.")
     var json = false
 
@@ -81,7 +84,7 @@ struct StepsCommand: ParsableCommand {
         var results: [Result] = []
         if members.isEmpty {
             let recording = try RecordingReader.read(url)
-            var (result, trace) = Self.evaluate(recording, name: (file as NSString).lastPathComponent, height: height, keepTrace: plot != nil)
+            var (result, trace) = Self.evaluate(recording, name: (file as NSString).lastPathComponent, height: height, useGyroscope: !noGyroscope, keepTrace: plot != nil)
             if !stepTimes { result.detectedStepTimes = nil; result.trueStepTimes = nil }
             results.append(result)
             if let plot, let trace { try Self.writePlot(trace, recording: recording, to: plot) }
@@ -89,7 +92,7 @@ struct StepsCommand: ParsableCommand {
             let progress = ProgressLine("steps", total: Double(members.count))
             for (i, member) in members.enumerated() {
                 let recording = try RecordingReader.read(url, member: member.name)
-                var (result, _) = Self.evaluate(recording, name: member.name, height: height, keepTrace: false)
+                var (result, _) = Self.evaluate(recording, name: member.name, height: height, useGyroscope: !noGyroscope, keepTrace: false)
                 result.position = result.position ?? member.properties["carryPosition"]
                 if !stepTimes { result.detectedStepTimes = nil; result.trueStepTimes = nil }
                 results.append(result)
@@ -112,16 +115,18 @@ struct StepsCommand: ParsableCommand {
         var steps: [Double] = []
     }
 
-    static func evaluate(_ recording: Recording, name: String, height: Double?, keepTrace: Bool) -> (Result, Trace?) {
+    static func evaluate(_ recording: Recording, name: String, height: Double?, useGyroscope: Bool = true, keepTrace: Bool) -> (Result, Trace?) {
         var engine = PedometerEngine(configuration: .init(userHeight: height))
         var trace = keepTrace ? Trace() : nil
         var stepTimes: [Double] = []
         var events: [String] = []
-        // Merge accelerometer and barometer in time order.
-        let acc = recording.accelerometer, baro = recording.barometer
-        var i = 0, j = 0
-        while i < acc.count || j < baro.count {
-            if j < baro.count && (i >= acc.count || baro[j].time <= acc[i].time) {
+        // Merge accelerometer, gyroscope (unless --no-gyroscope) and barometer in time order.
+        let acc = recording.accelerometer, baro = recording.barometer, gyro = useGyroscope ? recording.gyroscope : []
+        var i = 0, j = 0, k = 0
+        while i < acc.count || j < baro.count || k < gyro.count {
+            if k < gyro.count && (i >= acc.count || gyro[k].time <= acc[i].time) && (j >= baro.count || gyro[k].time <= baro[j].time) {
+                engine.add(.gyroscope(gyro[k])); k += 1
+            } else if j < baro.count && (i >= acc.count || baro[j].time <= acc[i].time) {
                 engine.add(.barometer(baro[j])); j += 1
             } else {
                 engine.add(.accelerometer(acc[i]))

@@ -78,8 +78,9 @@ public struct PedometerEngine: Sendable {
         intervals = FixedRing(capacity: 4, filler: 0.5)
     }
 
-    /// Feeds a sample. Accelerometer samples drive the steps, barometer samples the floors; the other
-    /// sensors are ignored. Samples of each sensor must come in increasing time.
+    /// Feeds a sample. Accelerometer samples drive the steps, barometer samples the floors, gyroscope
+    /// samples (optional) help tell a walk's first step from its push-off; the magnetometer is ignored.
+    /// Samples of each sensor must come in increasing time.
     public mutating func add(_ sample: SensorSample) {
         switch sample {
         case .accelerometer(let v):
@@ -89,7 +90,9 @@ public struct PedometerEngine: Sendable {
             checkPause(now: currentTime)
         case .barometer(let p):
             altitude.add(time: p.time, kilopascals: p.kilopascals)
-        case .gyroscope, .magnetometer:
+        case .gyroscope(let w):
+            detector.add(time: w.time, rotationRate: w.value)
+        case .magnetometer:
             break
         }
     }

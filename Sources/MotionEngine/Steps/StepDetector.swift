@@ -14,8 +14,8 @@ public struct StepEvent: Sendable, Hashable, Codable {
     }
 }
 
-/// Streaming step detector on the accelerometer alone: any carry position, orientation and sampling
-/// rate (25–400 Hz), no allocation per sample.
+/// Streaming step detector on the accelerometer, with an optional gyroscope: any carry position,
+/// orientation and sampling rate (25–400 Hz), no allocation per sample.
 ///
 /// The design (details and measured figures in `docs/pedometer.md`):
 /// 1. **Uniform resampling**: each sample passes a one-pole low-pass (12 Hz, rate-independent because
@@ -47,10 +47,17 @@ public struct StepEvent: Sendable, Hashable, Codable {
 ///    (push-off, then strike): a first candidate less than 1.1 step periods after the onset of motion
 ///    is the push-off and is not counted.
 ///
+/// 6. **Gyroscope** (optional, ``add(time:rotationRate:)``): a window whose band-limited (0.5–4 Hz)
+///    angular rate is strong (RMS > 1 rad/s) and oscillates purely at the step period (autocorrelation
+///    > 0.5 at one period, < −0.7 at half a period) is not walking: a pedalling thigh or a shaking
+///    hand. Without gyroscope samples (or when they stop for 0.1 s) the detector is the
+///    accelerometer-only one, unchanged. The gyroscope should come at 10 Hz or more.
+///
 /// Rejections by construction: still and vehicle vibration (no periodic gait-band signal above
 /// 0.05 g), shaking at more than 3.6 cycles per second, and irregular handling (no autocorrelation
-/// peak). Vertical bobbing of the phone at a walking rhythm and amplitude is indistinguishable from
-/// walking for an accelerometer and is counted.
+/// peak); with a gyroscope, also pedalling and shaking at a gait rhythm. Vertical bobbing of the
+/// phone at a walking rhythm and amplitude is indistinguishable from walking for an accelerometer and
+/// is counted.
 public struct StepDetector: Sendable {
     /// Tuning of the detector. The defaults are the values in the type's documentation.
     public struct Configuration: Sendable, Hashable, Codable {
@@ -73,6 +80,13 @@ public struct StepDetector: Sendable {
         public var relativeActivity: Double = 0.25
         /// A gap in the input longer than this resets the detector, s.
         public var maximumGap: Double = 0.5
+        /// With a gyroscope: RMS of the band-limited (0.5–4 Hz) angular rate vector over the periodicity
+        /// window above which a rotation that oscillates with the step period is not walking, rad/s.
+        public var rhythmicRotation: Double = 1.0
+        /// With a gyroscope: normalised autocorrelation of the band-limited angular rate vector at the
+        /// step period above which (and at half the period below minus this value minus 0.2) the
+        /// rotation is a pure oscillation at the step rhythm (pedalling, shaking), not gait.
+        public var rhythmicRotationCorrelation: Double = 0.5
 
         public init() {}
     }
@@ -87,6 +101,13 @@ public struct StepDetector: Sendable {
     private var bandPass1: Biquad
     private var bandPass2: Biquad
     private var primed = false
+
+    // Gyroscope (optional): the newest rate, low-passed and held, band-limited on the grid.
+    private var gyroFilter = GyroFilter()
+    private var gyroHeld = Vector3(0, 0, 0)
+    private var gyroTime = -Double.infinity
+    private var gyroBand: (Biquad, Biquad, Biquad, Biquad, Biquad, Biquad)
+    private var rotation: FixedRing<Vector3>
 
     // History of the band-limited magnitude on the grid.
     private var signal: FixedRing<Double>
@@ -144,6 +165,9 @@ public struct StepDetector: Sendable {
         // 4 s of periodicity window, and for the walk-back at a walk's start: 6 s of candidates plus the
         // 3 s before them where the motion onset is sought.
         signal = FixedRing(capacity: Int(9 * rate), filler: 0)
+        rotation = FixedRing(capacity: window, filler: Vector3(0, 0, 0))
+        let hp = Biquad.highPass(cutoff: 0.5, rate: rate), lp = Biquad.lowPass(cutoff: 4.0, rate: rate)
+        gyroBand = (hp, lp, hp, lp, hp, lp)
         scratch = Array(repeating: 0, count: window)
         correlation = Array(repeating: 0, count: maxLag + 1)
         sortScratch = Array(repeating: 0, count: 64)
@@ -167,6 +191,20 @@ public struct StepDetector: Sendable {
         while let point = resampler.nextGridPoint() {
             process(time: point.time, magnitude: point.value.norm)
         }
+    }
+
+    /// Feeds one gyroscope sample (rad/s, any axes fixed to the device) at `time` seconds. Optional:
+    /// with a gyroscope, rhythmic motion whose rotation repeats once per step period (pedalling with the
+    /// phone in a pocket, shaking) is not taken for walking, which the accelerometer alone cannot tell.
+    /// Samples that are not finite or not later than the previous gyroscope sample are counted in
+    /// ``rejectedSamples`` and ignored.
+    public mutating func add(time: Double, rotationRate w: Vector3) {
+        guard time.isFinite, w.x.isFinite, w.y.isFinite, w.z.isFinite, time > gyroTime else {
+            rejectedSamples += 1
+            return
+        }
+        gyroHeld = gyroFilter.add(time: time, value: w, previousTime: gyroTime)
+        gyroTime = time
     }
 
     /// The next detected step, oldest first, or `nil`.
@@ -196,6 +234,7 @@ public struct StepDetector: Sendable {
         isWalking = false
         quietHops = 0
         signal.removeAll()
+        rotation.removeAll()
         gridCount = 0
         pending.removeAll()
         candidates.removeAll()
@@ -210,6 +249,19 @@ public struct StepDetector: Sendable {
         }
         let x = lowPass(highPass(m))
         signal.append(x)
+        // The gyroscope on the same grid, held from its newest sample; without a fresh sample the history
+        // restarts (the rotation test needs a full window).
+        if gyroTime.isFinite && t - gyroTime < 0.1 {
+            let g = gyroHeld
+            if rotation.isEmpty {
+                gyroBand.0.prime(g.x); gyroBand.1.prime(0)
+                gyroBand.2.prime(g.y); gyroBand.3.prime(0)
+                gyroBand.4.prime(g.z); gyroBand.5.prime(0)
+            }
+            rotation.append(Vector3(gyroBand.1(gyroBand.0(g.x)), gyroBand.3(gyroBand.2(g.y)), gyroBand.5(gyroBand.4(g.z))))
+        } else if !rotation.isEmpty {
+            rotation.removeAll()
+        }
         gridCount += 1
         if gridCount >= window && gridCount % hop == 0 { updatePeriodicity(now: t) }
 
@@ -309,6 +361,7 @@ public struct StepDetector: Sendable {
         let cfg = configuration
         let walk = correlation[lag] > cfg.minimumCorrelation && deviation > cfg.minimumDeviation
             && period >= 1 / cfg.maximumCadence && period <= 1 / cfg.minimumCadence
+            && !rotationOscillates(every: period)
         if walk && (!isWalking || abs(period - stepPeriod) / stepPeriod > 0.03) {
             stepPeriod = period
             let design = Biquad.bandPass(centre: 1 / period, q: 2, rate: rate)
@@ -324,6 +377,45 @@ public struct StepDetector: Sendable {
             if quietHops >= 3 { isWalking = false }
         }
         if isWalking && !wasWalking { startWalking(now: t) }
+    }
+
+    /// With a full window of gyroscope history: whether the device's rotation is a strong, pure
+    /// oscillation at the step period `period` (s) — RMS of the band-limited rate above
+    /// ``Configuration/rhythmicRotation``, autocorrelation at one period above
+    /// ``Configuration/rhythmicRotationCorrelation`` and at half a period below
+    /// −``Configuration/rhythmicRotationCorrelation`` − 0.2 (a sinusoid: −1). Walking rotates a trunk,
+    /// hand or bag little, and a thigh (pocket) strongly but not as a pure oscillation: its rotation at
+    /// half the period correlates −0.06 to −0.39 (MotionSense front-pocket stairs, whose stride the
+    /// acceleration's magnitude shows as one step). A pedalling thigh or a shaking hand turns back and
+    /// forth as a near sinusoid (−0.84 to −1 at half the period).
+    private func rotationOscillates(every period: Double) -> Bool {
+        let n = window
+        guard rotation.count >= n else { return false }
+        let start = rotation.count - n
+        var energy = 0.0
+        for i in 0..<n {
+            let g = rotation[start + i]
+            energy += g.x * g.x + g.y * g.y + g.z * g.z
+        }
+        let cfg = configuration
+        guard (energy / Double(n)).squareRoot() > cfg.rhythmicRotation else { return false }
+        let lag = Int((period * rate).rounded())
+        guard lag >= 2, lag < n / 2 else { return false }
+        return rotationCorrelation(start: start, lag: lag) > cfg.rhythmicRotationCorrelation
+            && rotationCorrelation(start: start, lag: lag / 2) < -cfg.rhythmicRotationCorrelation - 0.2
+    }
+
+    /// Normalised autocorrelation of the band-limited angular rate vector over the window that begins at
+    /// `start` (ring index), at `lag` grid samples.
+    private func rotationCorrelation(start: Int, lag: Int) -> Double {
+        var dot = 0.0, head = 0.0, tail = 0.0
+        for i in 0..<(window - lag) {
+            let a = rotation[start + i], b = rotation[start + i + lag]
+            dot += a.x * b.x + a.y * b.y + a.z * b.z
+            head += a.x * a.x + a.y * a.y + a.z * a.z
+            tail += b.x * b.x + b.y * b.y + b.z * b.z
+        }
+        return dot / ((head * tail).squareRoot() + 1e-12)
     }
 
     /// Walking has just been recognised: set the reference levels from the window and accept the
@@ -410,5 +502,22 @@ public struct StepDetector: Sendable {
             sortScratch[j + 1] = v
         }
         return m % 2 == 1 ? sortScratch[m / 2] : (sortScratch[m / 2 - 1] + sortScratch[m / 2]) / 2
+    }
+}
+
+/// One-pole 12 Hz low-pass on the gyroscope whose coefficient comes from each real sample interval
+/// (the accelerometer's anti-aliasing, so that both reach the 50 Hz grid alike).
+struct GyroFilter: Sendable {
+    private var state = Vector3(0, 0, 0)
+
+    mutating func add(time: Double, value: Vector3, previousTime: Double) -> Vector3 {
+        let dt = time - previousTime
+        guard dt.isFinite, dt < 0.5 else {
+            state = value
+            return state
+        }
+        let alpha = 1 - exp(-dt * 2 * Double.pi * 12)
+        state = Vector3(state.x + alpha * (value.x - state.x), state.y + alpha * (value.y - state.y), state.z + alpha * (value.z - state.z))
+        return state
     }
 }

@@ -86,6 +86,30 @@ struct PedometerActivityAltimeterTests {
         }
     }
 
+    @Test("no steps while the phone is shaken in place or pedalled: CMPedometer uses the gyroscope", arguments: [
+        // (scene, seed, steps the accelerometer alone counted: StepsTests measures them)
+        ("shaking", UInt64(1), 27), ("cycling", UInt64(0), 119),
+    ])
+    func noStepsWhenShakenOrCycling(scene: String, seed: UInt64, accelerometerOnly: Int) throws {
+        let h = try MotionTestHarness(scene: scene, seed: seed)
+        h.run {
+            let pedometer = CMPedometer()
+            let start = h.date
+            pedometer.startUpdates(from: start) { _, _ in }
+            h.advance(by: 90)
+            pedometer.stopUpdates()
+            let total = Recorder<Int>()
+            let done = DispatchSemaphore(value: 0)
+            pedometer.queryPedometerData(from: start, to: h.date) { data, _ in
+                total.append(data?.numberOfSteps.intValue ?? -1)
+                done.signal()
+            }
+            done.wait()
+            let steps = total.all.first ?? -1
+            #expect(steps >= 0 && steps <= 3, "\(scene) seed \(seed): \(steps) steps (accelerometer alone: \(accelerometerOnly))")
+        }
+    }
+
     @Test("floors on the stairs scene: up three, down three")
     func floors() throws {
         let h = try MotionTestHarness(scene: "stairs")

@@ -55,6 +55,9 @@ public final class PedometerEventClient: @unchecked Sendable {
 final class PedometerRecorder: @unchecked Sendable {
     /// The accelerometer rate the pedometer asks for, Hz (the detector resamples to 50 Hz).
     static let accelerometerRate = 100.0
+    /// The gyroscope rate the pedometer asks for when the device has one, Hz: the detector uses the
+    /// rotation on its 50 Hz grid to refuse rhythmic turning that is not walking (pedalling, shaking).
+    static let gyroscopeRate = 50.0
     /// The most often a live session reports, seconds.
     static let reportInterval = 1.0
     /// Steps at most this far apart count as moving time (the history's rule).
@@ -82,6 +85,9 @@ final class PedometerRecorder: @unchecked Sendable {
         var list: [SensorSubscription] = []
         if let a = service.subscribe(to: .accelerometer, interval: 1 / Self.accelerometerRate, receive: { [weak self] s in self?.receive(s) }) {
             list.append(a)
+        }
+        if service.has(.gyroscope), let g = service.subscribe(to: .gyroscope, interval: 1 / Self.gyroscopeRate, receive: { [weak self] s in self?.receive(s) }) {
+            list.append(g)
         }
         if service.has(.barometer), let b = service.subscribe(to: .barometer, interval: 0, receive: { [weak self] s in self?.receive(s) }) {
             list.append(b)

@@ -72,6 +72,19 @@ func registerDeliveryBenchmarks() {
         }
     }
 
+    // Convert + deliver only, pull mode: the recording already in memory (what the API adds to parsing).
+    let inMemory = try! RecordingReader.read(nativeFixture)
+    Benchmark(
+        "Replay: convert + deliver (pull), recording in memory, 17,145 samples",
+        configuration: .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal, samplesPerSecond], scalingFactor: .one, maxDuration: .seconds(5), maxIterations: 30)
+    ) { benchmark in
+        for _ in benchmark.scaledIterations {
+            try measuring(benchmark, samples: samples) {
+                blackHole(replayThroughAPI(inMemory, push: false))
+            }
+        }
+    }
+
     // Parse + convert + deliver, push mode: one BlockOperation per sample on an OperationQueue, as Apple's API.
     Benchmark(
         "Replay: parse + convert + deliver (push to a queue), 17,145 samples",

@@ -5,29 +5,29 @@ import MotionService
 /// its delivery to the app's queue.
 final class RawSensorChannel<Item: CMLogItem>: @unchecked Sendable {
     let sensor: SensorKind
-    private let convert: @Sendable (SensorSample) -> Item?
-    private let lock = NSLock()
+    /// What the service's device thread writes into: captured strongly by the subscription (a weak
+    /// capture of the channel would put every retain and release of it on the runtime's slow path,
+    /// once per sample). It holds no reference back to the channel or the subscription.
+    private let inbox: Inbox
+    private var lock: NSLock { inbox.lock }
     private var requestedInterval: TimeInterval = CMMotionManager.defaultUpdateInterval
-    /// The latest sample as it came from the service; converted to an `Item` on first read (a pull
-    /// client reads far less often than the sensor delivers, so no object is made per sample).
-    private var latestSample: SensorSample?
-    /// `latestSample` converted, once; `nil` until read or delivered.
-    private var latestItem: Item?
     private var subscription: SensorSubscription?
-    private var delivery: QueueDelivery<Item>?
+    private var delivery: QueueDelivery<Item>? {
+        get { inbox.delivery }
+        set { inbox.delivery = newValue }
+    }
     private var service: MotionService?
 
     init(_ sensor: SensorKind, convert: @escaping @Sendable (SensorSample) -> Item?) {
         self.sensor = sensor
-        self.convert = convert
+        self.inbox = Inbox(convert: convert)
     }
 
     /// The latest sample, `nil` until the first one.
     var latest: Item? {
         lock.lock()
         defer { lock.unlock() }
-        if latestItem == nil, let sample = latestSample { latestItem = convert(sample) }
-        return latestItem
+        return inbox.latestLocked()
     }
 
     var isActive: Bool {
@@ -76,29 +76,11 @@ final class RawSensorChannel<Item: CMLogItem>: @unchecked Sendable {
         let old = subscription
         let requested = requestedInterval
         lock.unlock()
-        let new = service.subscribe(to: sensor, interval: requested) { [weak self] sample in self?.receive(sample) }
+        let new = service.subscribe(to: sensor, interval: requested) { [inbox] sample in inbox.receive(sample) }
         lock.lock()
         subscription = new
         lock.unlock()
         if let old { service.cancel(old) }
-    }
-
-    private func receive(_ sample: SensorSample) {
-        lock.lock()
-        guard let delivery = self.delivery else {
-            // Pull only: keep the sample; the object is made when the app reads it.
-            latestSample = sample
-            latestItem = nil
-            lock.unlock()
-            return
-        }
-        lock.unlock()
-        guard let item = convert(sample) else { return }
-        lock.lock()
-        latestSample = sample
-        latestItem = item
-        lock.unlock()
-        delivery.deliver(item)
     }
 
     /// Stops the stream; operations not yet run on the app's queue do nothing.
@@ -114,6 +96,46 @@ final class RawSensorChannel<Item: CMLogItem>: @unchecked Sendable {
         if let service {
             if let subscription { service.cancel(subscription) }
             if let delivery { service.untrack(delivery) }
+        }
+    }
+
+    /// The latest sample and the push delivery, guarded by `lock` (which the channel shares).
+    final class Inbox: @unchecked Sendable {
+        let lock = NSLock()
+        let convert: @Sendable (SensorSample) -> Item?
+        /// The latest sample as it came from the service; converted to an `Item` on first read (a
+        /// pull client reads far less often than the sensor delivers, so no object is made per sample).
+        private var latestSample: SensorSample?
+        /// `latestSample` converted, once; `nil` until read or delivered.
+        private var latestItem: Item?
+        var delivery: QueueDelivery<Item>?
+
+        init(convert: @escaping @Sendable (SensorSample) -> Item?) {
+            self.convert = convert
+        }
+
+        /// The latest item, made from the latest sample on first read. Caller holds `lock`.
+        func latestLocked() -> Item? {
+            if latestItem == nil, let sample = latestSample { latestItem = convert(sample) }
+            return latestItem
+        }
+
+        func receive(_ sample: SensorSample) {
+            lock.lock()
+            guard let delivery else {
+                // Pull only: keep the sample; the object is made when the app reads it.
+                latestSample = sample
+                latestItem = nil
+                lock.unlock()
+                return
+            }
+            lock.unlock()
+            guard let item = convert(sample) else { return }
+            lock.lock()
+            latestSample = sample
+            latestItem = item
+            lock.unlock()
+            delivery.deliver(item)
         }
     }
 }

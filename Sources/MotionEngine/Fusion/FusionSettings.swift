@@ -10,6 +10,31 @@ extension FusionFilter {
 
         /// Time constant of the accelerometer low-pass in the strapdown frame, seconds.
         public var accelerometerTimeConstant = 2.5
+        /// Accelerometer time constant while walking or running (``FusionFilter/isWalking``), seconds;
+        /// 0 (the default) turns the gait-aware correction off. Periodic user acceleration averages
+        /// out over a stride, so the gyroscope could be trusted longer than during arbitrary motion;
+        /// measured in `docs/fusion.md` §6: 10 s helps the iPhone walk only when walking is detected
+        /// from the start, and hand-held periodic movements in BROAD are detected too, so it is off.
+        public var gaitTimeConstant = 0.0
+        /// With ``gaitTimeConstant``: whether, when walking begins, the gyro bias falls back to the
+        /// last one from rest (or restored from an earlier session) with its initial uncertainty (the
+        /// bias learned in motion until then came through the short low-pass, which walking passes).
+        public var gaitReopensBias = true
+        /// Memory of the gait detector's autocorrelation, seconds.
+        public var gaitCorrelationTime = 3.0
+        /// Smallest autocorrelation peak (normalised, 0 … 1) at a step or stride lag that counts as periodic.
+        public var gaitPeriodicityThreshold = 0.5
+        /// Smallest autocorrelation (normalised) of the rotation rate at the acceleration's period that
+        /// counts as gait: the body turns the device the same way every stride.
+        public var gaitRotationPeriodicityThreshold = 0.8
+        /// Smallest standard deviation of the specific force's norm that counts as locomotion, g.
+        public var gaitMinimumAmplitude = 0.05
+        /// Time the periodicity must hold before walking is declared, seconds.
+        public var gaitOnsetTime = 2.0
+        /// Time the periodicity must fail before walking ends, seconds.
+        public var gaitOffsetTime = 1.0
+        /// Time over which the gait time constant is blended in or out, seconds.
+        public var gaitRampTime = 2.0
         /// Shortest interval between corrections, seconds: faster accelerometer and magnetometer
         /// samples are averaged over it first (the gyroscope is integrated at its own rate).
         public var correctionInterval = 0.0099

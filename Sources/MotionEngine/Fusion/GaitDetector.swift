@@ -34,6 +34,11 @@ struct GaitDetector: Sendable {
     /// Slow mean of the norm, g.
     private var mean = 0.0
     private var hasMean = false
+    /// Gains of the slow mean and of the correlation's forgetting, for the interval they were made for.
+    private var meanGain = 0.0
+    private var forgetGain = 0.0
+    private var gainInterval = 0.0
+    private var gainCorrelationTime = 0.0
     /// Seconds the periodicity condition has held (positive) or failed (negative).
     private var conditionTime = 0.0
     /// Latest periodicity score (the autocorrelation peak, −1 … 1) and its lag, seconds.
@@ -76,11 +81,17 @@ struct GaitDetector: Sendable {
             mean = value
             hasMean = true
         }
-        mean += firstOrderGain(timeConstant: 2.0, samplePeriod: dt) * (value - mean)
+        if abs(dt - gainInterval) > 0.02 * gainInterval || settings.gaitCorrelationTime != gainCorrelationTime {
+            meanGain = firstOrderGain(timeConstant: 2.0, samplePeriod: dt)
+            forgetGain = firstOrderGain(timeConstant: settings.gaitCorrelationTime, samplePeriod: dt)
+            gainInterval = dt
+            gainCorrelationTime = settings.gaitCorrelationTime
+        }
+        mean += meanGain * (value - mean)
         let x = value - mean
         history[head] = x
         rotationHistory[head] = w
-        let forget = firstOrderGain(timeConstant: settings.gaitCorrelationTime, samplePeriod: dt)
+        let forget = forgetGain
         filled = min(filled + 1, Self.lagCount)
         // R[k] ← R[k] + g (x[n] x[n−k] − R[k]) for the lags with history.
         var index = head
@@ -98,17 +109,20 @@ struct GaitDetector: Sendable {
         let r0 = correlation[0]
         var best = -1.0, bestLag = 0
         if filled == Self.lagCount, r0 > settings.gaitMinimumAmplitude * settings.gaitMinimumAmplitude {
+            // Raw correlations are compared (r0 > 0 keeps the order); one division at the end.
             let first = max(2, Int((0.3 / Self.samplePeriod).rounded(.down)))
-            var trough = 1.0
-            for k in 1..<first { trough = min(trough, correlation[k] / r0) }
+            let depth = 0.3 * r0
+            var trough = r0, bestRaw = -r0
+            for k in 1..<first { trough = min(trough, correlation[k]) }
             for k in first..<(Self.lagCount - 1) {
-                let r = correlation[k] / r0
+                let r = correlation[k]
                 trough = min(trough, r)
-                if r > best, r >= correlation[k - 1] / r0, r >= correlation[k + 1] / r0, r - trough >= 0.3 {
-                    best = r
+                if r > bestRaw, r >= correlation[k - 1], r >= correlation[k + 1], r - trough >= depth {
+                    bestRaw = r
                     bestLag = k
                 }
             }
+            if bestLag > 0 { best = bestRaw / r0 }
         }
         periodicity = best
         let g0 = max(rotationCorrelation[0], 1e-12)

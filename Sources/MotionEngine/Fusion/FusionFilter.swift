@@ -325,9 +325,14 @@ public struct FusionFilter: Sendable {
         let biasNow = r6 * biasEstimator.bias
         var biasInEarth = biasInEarthFilter.filter(biasNow, c)
         if let g {
-            row1 = row1 + (gaitRowFilter1.filter(r6.row1, g) - row1) * gaitWeight
-            row2 = row2 + (gaitRowFilter2.filter(r6.row2, g) - row2) * gaitWeight
-            biasInEarth = biasInEarth + (gaitBiasInEarthFilter.filter(biasNow, g) - biasInEarth) * gaitWeight
+            let gaitRow1 = gaitRowFilter1.filter(r6.row1, g)
+            let gaitRow2 = gaitRowFilter2.filter(r6.row2, g)
+            let gaitBias = gaitBiasInEarthFilter.filter(biasNow, g)
+            if gaitWeight > 0 {
+                row1 = row1 + (gaitRow1 - row1) * gaitWeight
+                row2 = row2 + (gaitRow2 - row2) * gaitWeight
+                biasInEarth = biasInEarth + (gaitBias - biasInEarth) * gaitWeight
+            }
         }
         // While walking, the short low-pass passes the walking accelerations: no bias update
         // until the gait filter is warm.

@@ -26,6 +26,8 @@ struct GaitDetector: Sendable {
     private var rotationCorrelation = InlineArray<40, Double>(repeating: 0)
     private var rotationSum = Vector3.zero
     private var head = 0
+    private var evaluationToggle = false
+    private var pendingEvaluation = 0.0
     private var filled = 0
     /// Sum and count of the norm since the last decimated sample, and the time they cover.
     private var sum = 0.0
@@ -94,15 +96,28 @@ struct GaitDetector: Sendable {
         let forget = forgetGain
         filled = min(filled + 1, Self.lagCount)
         // R[k] ← R[k] + g (x[n] x[n−k] − R[k]) for the lags with history.
-        var index = head
-        for k in 0..<filled {
+        // Lag k reads ring index head − k: first head…0, then lagCount−1 downwards (no branch per lag).
+        let firstPart = min(filled, head + 1)
+        for k in 0..<firstPart {
+            let index = head - k
             correlation[k] += forget * (x * history[index] - correlation[k])
             let v = rotationHistory[index]
             rotationCorrelation[k] += forget * (w.x * v.x + w.y * v.y + w.z * v.z - rotationCorrelation[k])
-            index = index == 0 ? Self.lagCount - 1 : index - 1
+        }
+        for k in firstPart..<filled {
+            let index = head - k + Self.lagCount
+            correlation[k] += forget * (x * history[index] - correlation[k])
+            let v = rotationHistory[index]
+            rotationCorrelation[k] += forget * (w.x * v.x + w.y * v.y + w.z * v.z - rotationCorrelation[k])
         }
         head = head + 1 == Self.lagCount ? 0 : head + 1
-        evaluate(interval: dt, settings: settings)
+        // The peak search runs every other sample (12.5 Hz): the onset takes seconds anyway.
+        pendingEvaluation += dt
+        evaluationToggle.toggle()
+        if evaluationToggle {
+            evaluate(interval: pendingEvaluation, settings: settings)
+            pendingEvaluation = 0
+        }
     }
 
     private mutating func evaluate(interval dt: Double, settings: FusionFilter.Settings) {

@@ -36,7 +36,8 @@ struct InclinationCorrector: Sendable {
     ) {
         var lp = filtered.filter(f, c)
         if let gaitCoefficients {
-            lp = lp + (filteredGait.filter(f, gaitCoefficients) - lp) * w
+            let lpGait = filteredGait.filter(f, gaitCoefficients)
+            if w > 0 { lp = lp + (lpGait - lp) * w }
         }
         let u = rotated(lp, by: correction)
         let n = u.norm

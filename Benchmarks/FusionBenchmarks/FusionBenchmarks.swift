@@ -35,6 +35,23 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The same without the gait time constant (the gait detector still runs): the cost of the gait
+    // low-passes, measured side by side.
+    Benchmark("FusionFilter 9D update per sample, gait time constant off", configuration: configuration) { benchmark in
+        var settings = FusionFilter.Settings()
+        settings.gaitTimeConstant = 0
+        var filter = FusionFilter(settings: settings)
+        var i = 0
+        let n = input.count
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            filter.update(gyroscope: input.gyro[i], accelerometer: input.acc[i], magnetometer: input.mag[i], interval: input.interval)
+            blackHole(filter.attitude9D)
+            i += 1
+            if i == n { i = 0 }
+        }
+    }
+
     // The same at about 95 Hz (every third BROAD row): every sample carries a correction.
     Benchmark("FusionFilter 9D update per sample at 95 Hz", configuration: configuration) { benchmark in
         var filter = FusionFilter()

@@ -53,10 +53,11 @@ struct FusionParityTests {
         #expect(f.gravity.count > 9000)
         let g50 = percentile(f.gravity, 50), g95 = percentile(f.gravity, 95)
         let c50 = percentile(f.change10s, 50), r50 = percentile(f.rate, 50)
-        // Measured (docs/fusion.md): gravity 1.00° median / 3.29° p95, 10 s change 3.8°, rate 0.012 rad/s.
-        #expect(g50 < 1.1)
-        #expect(g95 < 3.5)
-        #expect(c50 < 4.5)
+        // Measured here: gravity 0.972° median / 2.24° p95, 10 s change 3.71°, rate 0.0120 rad/s
+        // (before the gait time constant: 1.00° / 3.29°, 3.8°).
+        #expect(g50 < 1.0)
+        #expect(g95 < 2.4)
+        #expect(c50 < 3.9)
         #expect(r50 < 0.013)
         withKnownIssue("Apple-parity targets not met on this cold-start walk (see docs/fusion.md): gravity ≤ 0.5°/2°, change ≤ 1°, rate ≤ 0.01 rad/s") {
             #expect(g50 <= 0.5 && g95 <= 2 && c50 <= 1 && r50 <= 0.01)
@@ -91,7 +92,7 @@ struct FusionParityTests {
             if member.name.hasPrefix("sit") || member.name.hasPrefix("std") { still.gravity += f.gravity }
         }
         let r50 = percentile(all.rate, 50), still50 = percentile(still.gravity, 50)
-        // Measured: rotation rate 0.0025 rad/s median; sitting/standing gravity 0.6° median.
+        // Measured: rotation rate 0.0021 rad/s median; sitting/standing gravity 0.6° median.
         #expect(r50 < 0.01 && still50 < 1.0, "rate \(r50), still gravity \(still50)")
         withKnownIssue("gravity ≤ 0.5°/2° and 10 s change ≤ 1° not met on MotionSense walking and jogging (see docs/fusion.md)") {
             #expect(percentile(all.gravity, 50) <= 0.5 && percentile(all.gravity, 95) <= 2 && percentile(all.change10s, 50) <= 1)

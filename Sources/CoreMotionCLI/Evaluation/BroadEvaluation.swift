@@ -86,9 +86,20 @@ enum BroadEvaluation {
         let clock = ContinuousClock()
         let traceCalibration = ProcessInfo.processInfo.environment["COREMOTION_TRACE_CALIBRATION"] != nil
         var lastHardIron = Vector3.zero
+        var walkingEstimates = 0
+        var periods: [Double] = [], amplitudes: [Double] = [], rates: [Double] = [], rotP: [Double] = [], rotH: [Double] = []
         let elapsed = clock.measure {
             for s in samples {
                 if let e = estimator.add(s) {
+                    if estimator.filter.isWalking {
+                        walkingEstimates += 1
+                        let g = estimator.filter.gaitAnalysis
+                        periods.append(g.period)
+                        amplitudes.append(g.amplitude)
+                        rates.append(g.rotationRMS)
+                        rotP.append(g.rotationAtPeriod)
+                        rotH.append(g.rotationAtHalfPeriod)
+                    }
                     q9.append(e.attitude9D)
                     q6.append(e.attitude6D)
                     biases.append(e.gyroBias)
@@ -106,6 +117,9 @@ enum BroadEvaluation {
                 q6.append(e.attitude6D)
                 biases.append(e.gyroBias)
             }
+        }
+        if ProcessInfo.processInfo.environment["COREMOTION_TRACE_GAIT"] != nil {
+            print("\(trial.name) walking \(Output.fixed(100 * Double(walkingEstimates) / Double(max(1, q9.count)), 1)) % period \(Output.fixed(ParityEvaluation.percentile(periods, 50), 2)) amplitude \(Output.fixed(ParityEvaluation.percentile(amplitudes, 50), 3)) rotation RMS \(Output.fixed(ParityEvaluation.percentile(rates, 50), 2)) at period \(Output.fixed(ParityEvaluation.percentile(rotP, 50), 2)) at half \(Output.fixed(ParityEvaluation.percentile(rotH, 50), 2))")
         }
         let truth = rec.reference.truthAttitude
         let valid = rec.reference.truthScored

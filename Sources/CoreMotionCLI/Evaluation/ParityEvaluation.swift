@@ -28,6 +28,8 @@ enum ParityEvaluation {
         var ours: [(t: Double, g: Vector3)] = []
         var apple: [(t: Double, g: Vector3)] = []
         var samples = 0
+        /// Estimates made while the gait detector reported walking.
+        var walkingEstimates = 0
         var fusionSeconds = 0.0
     }
 
@@ -72,11 +74,35 @@ enum ParityEvaluation {
         var estimates: [DeviceMotionEstimate] = []
         estimates.reserveCapacity(recording.accelerometer.count)
         let clock = ContinuousClock()
+        var periods: [Double] = [], amplitudes: [Double] = [], rates: [Double] = [], rotP: [Double] = [], rotH: [Double] = []
+        var wasWalking = false
+        let trace = ProcessInfo.processInfo.environment["COREMOTION_TRACE_GAIT"] == "2"
+        let samples0 = samples.first?.time ?? 0
         let elapsed = clock.measure {
-            for s in samples { if let e = estimator.add(s) { estimates.append(e) } }
+            for s in samples {
+                if let e = estimator.add(s) {
+                    estimates.append(e)
+                    if estimator.filter.isWalking != wasWalking {
+                        wasWalking.toggle()
+                        if trace { print("  \(label) t=\(Output.fixed(e.time - samples0, 2)) walking=\(wasWalking) periodicity=\(Output.fixed(estimator.filter.gaitAnalysis.periodicity, 2))") }
+                    }
+                    if estimator.filter.isWalking {
+                        series.walkingEstimates += 1
+                        let g = estimator.filter.gaitAnalysis
+                        periods.append(g.period)
+                        amplitudes.append(g.amplitude)
+                        rates.append(g.rotationRMS)
+                        rotP.append(g.rotationAtPeriod)
+                        rotH.append(g.rotationAtHalfPeriod)
+                    }
+                }
+            }
             while let e = estimator.flush() { estimates.append(e) }
         }
         series.samples = estimates.count
+        if ProcessInfo.processInfo.environment["COREMOTION_TRACE_GAIT"] != nil {
+            print("\(label) walking \(Output.fixed(100 * Double(series.walkingEstimates) / Double(max(1, estimates.count)), 1)) % period \(Output.fixed(percentile(periods, 50), 2)) amplitude \(Output.fixed(percentile(amplitudes, 50), 3)) rotation RMS \(Output.fixed(percentile(rates, 50), 2)) at period \(Output.fixed(percentile(rotP, 50), 2)) at half \(Output.fixed(percentile(rotH, 50), 2))")
+        }
         series.fusionSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         guard !estimates.isEmpty else { return series }
         let ourTimes = estimates.map(\.time)
@@ -93,6 +119,18 @@ enum ParityEvaluation {
                 series.ours.append((g.time, ours))
                 series.apple.append((g.time, g.value))
             }
+        }
+        if trace {
+            var line = "  \(label) gravity by 10 s:"
+            var t0 = start
+            while t0 < (ourTimes.last ?? start) {
+                let w = zip(series.gravityTimes, series.gravityAngles).filter { $0.0 >= t0 && $0.0 < t0 + 10 }.map(\.1)
+                line += " \(Output.fixed(percentile(w, 50), 2))"
+                t0 += 10
+            }
+            print(line)
+            let b = estimates.last?.gyroBias ?? .zero
+            print("  \(label) final bias \(Output.fixed(b.x, 4)) \(Output.fixed(b.y, 4)) \(Output.fixed(b.z, 4))")
         }
         // Attitude change over 10 s.
         let att = ref.attitude

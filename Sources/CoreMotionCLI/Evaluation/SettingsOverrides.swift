@@ -7,6 +7,14 @@ enum SettingsOverrides {
     static var keys: [String: WritableKeyPath<FusionFilter.Settings, Double>] { [
         "accelerometerTimeConstant": \.accelerometerTimeConstant,
         "correctionInterval": \.correctionInterval,
+        "gaitTimeConstant": \.gaitTimeConstant,
+        "gaitCorrelationTime": \.gaitCorrelationTime,
+        "gaitPeriodicityThreshold": \.gaitPeriodicityThreshold,
+        "gaitMinimumAmplitude": \.gaitMinimumAmplitude,
+        "gaitRotationPeriodicityThreshold": \.gaitRotationPeriodicityThreshold,
+        "gaitOnsetTime": \.gaitOnsetTime,
+        "gaitOffsetTime": \.gaitOffsetTime,
+        "gaitRampTime": \.gaitRampTime,
         "magnetometerCorrectionInterval": \.magnetometerCorrectionInterval,
         "headingMeasurementNoise": \.headingMeasurementNoise,
         "headingOffsetNoise": \.headingOffsetNoise,
@@ -41,6 +49,7 @@ enum SettingsOverrides {
 
     static var flags: [String: WritableKeyPath<FusionFilter.Settings, Bool>] { [
         "estimatesBiasAtRest": \.estimatesBiasAtRest,
+        "gaitReopensBias": \.gaitReopensBias,
         "estimatesBiasInMotion": \.estimatesBiasInMotion,
         "estimatesMagnetometerCalibration": \.estimatesMagnetometerCalibration,
         "magnetometerCorrectsBias": \.magnetometerCorrectsBias,

@@ -24,6 +24,17 @@ public struct FusionFilter: Sendable {
 
     // Accelerometer-side filters shared by the inclination and the in-motion bias estimate.
     var accelerometerCoefficients: ButterworthCoefficients?
+    var gaitCoefficients: ButterworthCoefficients?
+    var gait = GaitDetector()
+    /// The gait time constant's counterparts of the row and bias filters.
+    var gaitRowFilter1 = LowPassVector3()
+    /// The bias last set from rest or restored from an earlier session (rad/s): the one the gait
+    /// onset falls back to.
+    var trustedBias = Vector3.zero
+    /// Weight of the gait low-pass in the blend, 0 … 1.
+    var gaitBlend = 0.0
+    var gaitRowFilter2 = LowPassVector3()
+    var gaitBiasInEarthFilter = LowPassVector3()
     var attitudeRowFilter1 = LowPassVector3()
     var attitudeRowFilter2 = LowPassVector3()
     var biasInEarthFilter = LowPassVector3()
@@ -171,6 +182,23 @@ public struct FusionFilter: Sendable {
     /// Whether the device is at rest.
     public var isAtRest: Bool { rest.isAtRest }
 
+    /// Whether sustained periodic locomotion (walking, running, stairs) is under way: the
+    /// accelerometer's norm repeats with a step or stride period (see ``GaitDetector``).
+    public var isWalking: Bool { gait.isWalking }
+
+    /// Weight (0 … 1) of the gait time constant in the inclination correction.
+    public var gaitWeight: Double { gaitBlend }
+
+    /// The gait detector's latest analysis: the step or stride `period` (s, 0 without a periodic
+    /// peak), the normalised autocorrelation of the vertical specific force at it (`periodicity`,
+    /// −1 … 1), the standard deviation of that force (`amplitude`, g), the RMS of the rotation rate
+    /// (`rotationRMS`, rad/s) and the rotation rate's normalised autocorrelation at the period
+    /// (`rotationAtPeriod`) and at half of it (`rotationAtHalfPeriod`).
+    public var gaitAnalysis: (period: Double, periodicity: Double, amplitude: Double,
+                              rotationRMS: Double, rotationAtPeriod: Double, rotationAtHalfPeriod: Double) {
+        (gait.period, gait.periodicity, gait.amplitude, gait.rotationRMS, gait.rotationAtPeriod, gait.rotationAtHalfPeriod)
+    }
+
     /// Whether the magnetic field is currently considered disturbed (heading follows the gyroscope).
     public var isMagneticallyDisturbed: Bool { disturbance.isDisturbed }
 
@@ -219,6 +247,7 @@ public struct FusionFilter: Sendable {
             biasEstimator.update(h: .unitY, z: z.y, variance: r)
             biasEstimator.update(h: .unitZ, z: z.z, variance: r)
             biasEstimator.clip(settings.biasLimit)
+            trustedBias = biasEstimator.bias
             refreshHeadingRotation()
         }
     }
@@ -255,15 +284,62 @@ public struct FusionFilter: Sendable {
             c = ButterworthCoefficients(timeConstant: settings.accelerometerTimeConstant, samplePeriod: period)
             accelerometerCoefficients = c
         }
-        inclination.update(upInStrapdown: up, coefficients: c)
+        // Gait: while walking, a second low-pass with the gait time constant is blended in (for the
+        // inclination and, consistently, for the in-motion bias measurement). The detector always runs
+        // (``isWalking``); the gait filters only when ``Settings/gaitTimeConstant`` is set.
+        var gaitWeight = 0.0
+        var g: ButterworthCoefficients?
+        let wasWalking = gait.isWalking
+        let vertical = inclination.filtered.value
+        let vn = vertical.norm
+        // The vertical specific force: the centre of mass bounces with every step.
+        gait.add(norm: vn > 0.1 ? (up.x * vertical.x + up.y * vertical.y + up.z * vertical.z) / vn : up.norm,
+                 rotationRate: rotationRate, interval: period, settings: settings)
+        if settings.gaitTimeConstant > 0 {
+            // The blend moves toward 1 while walking (once the gait filter is warm), toward 0 otherwise.
+            let target = gait.isWalking && inclination.filteredGait.isWarm ? 1.0 : 0.0
+            let step = settings.gaitRampTime > 0 ? period / settings.gaitRampTime : 1
+            gaitBlend = target > gaitBlend ? min(target, gaitBlend + step) : max(target, gaitBlend - step)
+            gaitWeight = gaitBlend
+            if gait.isWalking && !wasWalking && settings.gaitReopensBias {
+                // The bias learned so far in motion came through the short low-pass, which walking
+                // accelerations pass: trust it no more than at start.
+                biasEstimator.covariance = Matrix3.diagonal(Vector3(1, 1, 1) * derived.biasMaxVariance)
+                biasEstimator.cross = .zero
+                biasEstimator.bias = trustedBias
+            }
+            if let cached = gaitCoefficients, cached.matches(samplePeriod: period) {
+                g = cached
+            } else {
+                g = ButterworthCoefficients(timeConstant: settings.gaitTimeConstant, samplePeriod: period)
+                gaitCoefficients = g
+            }
+        }
+        inclination.update(upInStrapdown: up, coefficients: c, gaitCoefficients: g, gaitWeight: gaitWeight)
         refreshAttitude()
 
         guard settings.estimatesBiasInMotion else { return }
         let r6 = attitude6D.rotationMatrix
-        let row1 = attitudeRowFilter1.filter(r6.row1, c)
-        let row2 = attitudeRowFilter2.filter(r6.row2, c)
-        let biasInEarth = biasInEarthFilter.filter(r6 * biasEstimator.bias, c)
-        guard !rest.isAtRest, inclination.filtered.isWarm, !isGyroscopeSaturated else {
+        var row1 = attitudeRowFilter1.filter(r6.row1, c)
+        var row2 = attitudeRowFilter2.filter(r6.row2, c)
+        let biasNow = r6 * biasEstimator.bias
+        var biasInEarth = biasInEarthFilter.filter(biasNow, c)
+        if let g {
+            let gaitRow1 = gaitRowFilter1.filter(r6.row1, g)
+            let gaitRow2 = gaitRowFilter2.filter(r6.row2, g)
+            let gaitBias = gaitBiasInEarthFilter.filter(biasNow, g)
+            if gaitWeight > 0 {
+                row1 = row1 + (gaitRow1 - row1) * gaitWeight
+                row2 = row2 + (gaitRow2 - row2) * gaitWeight
+                biasInEarth = biasInEarth + (gaitBias - biasInEarth) * gaitWeight
+            }
+        }
+        // While walking, the short low-pass passes the walking accelerations: no bias update
+        // until the gait filter is warm.
+        // While the weight changes, the correction also turns by the change of the blend, which is
+        // not a bias effect.
+        let gaitNotReady = g != nil && ((gait.isWalking || gait.isPeriodic) && gaitWeight == 0 || gaitWeight > 0 && gaitWeight < 1)
+        guard !rest.isAtRest, inclination.filtered.isWarm, !isGyroscopeSaturated, !gaitNotReady else {
             motionUpdateElapsed = 0
             return
         }
@@ -368,6 +444,8 @@ public struct FusionFilter: Sendable {
         magnetometerElapsed = 0
         inclination.restartFilter()
         rest.reset()
+        gait.reset()
+        gaitBlend = 0
         attitudeRowFilter1.reset()
         attitudeRowFilter2.reset()
         biasInEarthFilter.reset()
@@ -405,6 +483,7 @@ extension FusionFilter {
         guard bias.isFinite, sigma.isFinite, sigma > 0 else { return }
         biasEstimator.bias = bias
         biasEstimator.clip(settings.biasLimit)
+        trustedBias = biasEstimator.bias
         biasEstimator.covariance = Matrix3.diagonal(Vector3(1, 1, 1) * (sigma * sigma))
         biasEstimator.cross = .zero
     }

@@ -10,6 +10,29 @@ extension FusionFilter {
 
         /// Time constant of the accelerometer low-pass in the strapdown frame, seconds.
         public var accelerometerTimeConstant = 2.5
+        /// Accelerometer time constant while walking or running (``FusionFilter/isWalking``), seconds;
+        /// 0 turns the gait-aware correction off. Periodic user acceleration averages out over a
+        /// stride, so the gyroscope is trusted longer than during arbitrary motion (`docs/fusion.md` §6).
+        public var gaitTimeConstant = 10.0
+        /// With ``gaitTimeConstant``: whether, when walking begins, the gyro bias falls back to the
+        /// last one from rest (or restored from an earlier session) with its initial uncertainty (the
+        /// bias learned in motion until then came through the short low-pass, which walking passes).
+        public var gaitReopensBias = true
+        /// Memory of the gait detector's autocorrelation, seconds.
+        public var gaitCorrelationTime = 3.0
+        /// Smallest autocorrelation peak (normalised, 0 … 1) at a step or stride lag that counts as periodic.
+        public var gaitPeriodicityThreshold = 0.5
+        /// Smallest autocorrelation (normalised) of the rotation rate at the acceleration's period that
+        /// counts as gait: the body turns the device the same way every stride.
+        public var gaitRotationPeriodicityThreshold = 0.9
+        /// Smallest standard deviation of the specific force's norm that counts as locomotion, g.
+        public var gaitMinimumAmplitude = 0.3
+        /// Time the periodicity must hold before walking is declared, seconds.
+        public var gaitOnsetTime = 5.0
+        /// Time the periodicity must fail before walking ends, seconds.
+        public var gaitOffsetTime = 1.0
+        /// Time over which the gait time constant is blended in or out, seconds.
+        public var gaitRampTime = 2.0
         /// Shortest interval between corrections, seconds: faster accelerometer and magnetometer
         /// samples are averaged over it first (the gyroscope is integrated at its own rate).
         public var correctionInterval = 0.0099

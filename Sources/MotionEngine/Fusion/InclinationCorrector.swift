@@ -15,6 +15,8 @@ struct InclinationCorrector: Sendable {
     var correction = Quaternion.identity
     /// Low-pass filtered specific force in the strapdown frame, g.
     var filtered = LowPassVector3()
+    /// The same with the longer gait time constant (blended in while walking).
+    var filteredGait = LowPassVector3()
     /// Rotation vector (rad, 6D earth frame, horizontal) of the last correction step.
     var lastStep = Vector3.zero
 
@@ -22,7 +24,21 @@ struct InclinationCorrector: Sendable {
     /// the filtered vector points up.
     @inline(__always)
     mutating func update(upInStrapdown f: Vector3, coefficients c: ButterworthCoefficients) {
-        let lp = filtered.filter(f, c)
+        update(upInStrapdown: f, coefficients: c, gaitCoefficients: nil, gaitWeight: 0)
+    }
+
+    /// As above, with a second low-pass (`gaitCoefficients`) run alongside and blended in with
+    /// `gaitWeight` (0 … 1): the vector made vertical is `(1 − w)·lp + w·lpGait`.
+    @inline(__always)
+    mutating func update(
+        upInStrapdown f: Vector3, coefficients c: ButterworthCoefficients,
+        gaitCoefficients: ButterworthCoefficients?, gaitWeight w: Double
+    ) {
+        var lp = filtered.filter(f, c)
+        if let gaitCoefficients {
+            let lpGait = filteredGait.filter(f, gaitCoefficients)
+            if w > 0 { lp = lp + (lpGait - lp) * w }
+        }
         let u = rotated(lp, by: correction)
         let n = u.norm
         guard n > 1e-9, n.isFinite else {
@@ -53,5 +69,6 @@ struct InclinationCorrector: Sendable {
     /// Restarts the low-pass filter (after a gap or gyro saturation): the next samples re-average.
     mutating func restartFilter() {
         filtered.reset()
+        filteredGait.reset()
     }
 }

@@ -1,0 +1,167 @@
+import Foundation
+import MotionSamples
+
+/// Detects sustained periodic locomotion (walking, running, stairs) from the accelerometer, as a
+/// pedometer sees it: the norm of the specific force repeats itself with the step or stride period
+/// (0.3–1.5 s, i.e. 0.7–3.3 Hz).
+///
+/// The norm is averaged to ``samplePeriod`` (25 Hz), its slow mean is removed, and a normalised
+/// autocorrelation over lags up to ``lagCount`` samples is kept with exponential forgetting (time
+/// constant ``Settings/gaitCorrelationTime``). Locomotion is a clear autocorrelation peak at a lag in
+/// the step range (a local maximum above ``Settings/gaitPeriodicityThreshold`` preceded by a trough
+/// at least 0.3 below it) with enough movement (standard deviation of the norm above
+/// ``Settings/gaitMinimumAmplitude``), held for ``Settings/gaitOnsetTime``. Slow hand movements
+/// (no peak), vibration (averaged away at 25 Hz) and isolated taps (no repetition) do not qualify.
+///
+/// Fixed-size storage (`InlineArray`): no allocation, about 2 × 40 multiply-adds 25 times a second.
+struct GaitDetector: Sendable {
+    /// Decimated sample period, seconds.
+    static let samplePeriod = 0.04
+    /// Number of lags kept (lag k = k decimated samples): up to 1.56 s.
+    static let lagCount = 40
+
+    private var history = InlineArray<40, Double>(repeating: 0)
+    private var correlation = InlineArray<40, Double>(repeating: 0)
+    private var rotationHistory = InlineArray<40, Vector3>(repeating: .zero)
+    private var rotationCorrelation = InlineArray<40, Double>(repeating: 0)
+    private var rotationSum = Vector3.zero
+    private var head = 0
+    private var evaluationToggle = false
+    private var pendingEvaluation = 0.0
+    private var filled = 0
+    /// Sum and count of the norm since the last decimated sample, and the time they cover.
+    private var sum = 0.0
+    private var count = 0
+    private var elapsed = 0.0
+    /// Slow mean of the norm, g.
+    private var mean = 0.0
+    private var hasMean = false
+    /// Gains of the slow mean and of the correlation's forgetting, for the interval they were made for.
+    private var meanGain = 0.0
+    private var forgetGain = 0.0
+    private var gainInterval = 0.0
+    private var gainCorrelationTime = 0.0
+    /// Seconds the periodicity condition has held (positive) or failed (negative).
+    private var conditionTime = 0.0
+    /// Latest periodicity score (the autocorrelation peak, −1 … 1) and its lag, seconds.
+    private(set) var periodicity = 0.0
+    private(set) var period = 0.0
+    /// RMS of the rotation rate (rad/s) and its normalised autocorrelation at the period and at half of it.
+    private(set) var rotationRMS = 0.0
+    private(set) var rotationAtPeriod = 0.0
+    private(set) var rotationAtHalfPeriod = 0.0
+    /// Standard deviation of the norm, g.
+    var amplitude: Double { max(0, correlation[0]).squareRoot() }
+    /// Whether the latest autocorrelation shows a step or stride peak (locomotion possibly under way).
+    var isPeriodic: Bool { conditionTime > 0 }
+    /// Whether sustained locomotion is under way.
+    private(set) var isWalking = false
+
+    init() {}
+
+    /// Adds one reading: `norm` the vertical specific force (or its magnitude), g, and the
+    /// bias-corrected `rotationRate`, rad/s, held for `interval` seconds.
+    @inline(__always)
+    mutating func add(norm: Double, rotationRate: Vector3, interval: Double, settings: FusionFilter.Settings) {
+        sum += norm
+        rotationSum += rotationRate
+        count += 1
+        elapsed += interval
+        guard elapsed >= Self.samplePeriod * 0.99 else { return }
+        let x = sum / Double(count)
+        let w = rotationSum / Double(count)
+        let dt = elapsed
+        sum = 0
+        rotationSum = .zero
+        count = 0
+        elapsed = 0
+        push(x, rotation: w, interval: dt, settings: settings)
+    }
+
+    private mutating func push(_ value: Double, rotation w: Vector3, interval dt: Double, settings: FusionFilter.Settings) {
+        if !hasMean {
+            mean = value
+            hasMean = true
+        }
+        if abs(dt - gainInterval) > 0.02 * gainInterval || settings.gaitCorrelationTime != gainCorrelationTime {
+            meanGain = firstOrderGain(timeConstant: 2.0, samplePeriod: dt)
+            forgetGain = firstOrderGain(timeConstant: settings.gaitCorrelationTime, samplePeriod: dt)
+            gainInterval = dt
+            gainCorrelationTime = settings.gaitCorrelationTime
+        }
+        mean += meanGain * (value - mean)
+        let x = value - mean
+        history[head] = x
+        rotationHistory[head] = w
+        let forget = forgetGain
+        filled = min(filled + 1, Self.lagCount)
+        // R[k] ← R[k] + g (x[n] x[n−k] − R[k]) for the lags with history.
+        // Lag k reads ring index head − k: first head…0, then lagCount−1 downwards (no branch per lag).
+        let firstPart = min(filled, head + 1)
+        for k in 0..<firstPart {
+            let index = head - k
+            correlation[k] += forget * (x * history[index] - correlation[k])
+            let v = rotationHistory[index]
+            rotationCorrelation[k] += forget * (w.x * v.x + w.y * v.y + w.z * v.z - rotationCorrelation[k])
+        }
+        for k in firstPart..<filled {
+            let index = head - k + Self.lagCount
+            correlation[k] += forget * (x * history[index] - correlation[k])
+            let v = rotationHistory[index]
+            rotationCorrelation[k] += forget * (w.x * v.x + w.y * v.y + w.z * v.z - rotationCorrelation[k])
+        }
+        head = head + 1 == Self.lagCount ? 0 : head + 1
+        // The peak search runs every other sample (12.5 Hz): the onset takes seconds anyway.
+        pendingEvaluation += dt
+        evaluationToggle.toggle()
+        if evaluationToggle {
+            evaluate(interval: pendingEvaluation, settings: settings)
+            pendingEvaluation = 0
+        }
+    }
+
+    private mutating func evaluate(interval dt: Double, settings: FusionFilter.Settings) {
+        let r0 = correlation[0]
+        var best = -1.0, bestLag = 0
+        if filled == Self.lagCount, r0 > settings.gaitMinimumAmplitude * settings.gaitMinimumAmplitude {
+            // Raw correlations are compared (r0 > 0 keeps the order); one division at the end.
+            let first = max(2, Int((0.3 / Self.samplePeriod).rounded(.down)))
+            let depth = 0.3 * r0
+            var trough = r0, bestRaw = -r0
+            for k in 1..<first { trough = min(trough, correlation[k]) }
+            for k in first..<(Self.lagCount - 1) {
+                let r = correlation[k]
+                trough = min(trough, r)
+                if r > bestRaw, r >= correlation[k - 1], r >= correlation[k + 1], r - trough >= depth {
+                    bestRaw = r
+                    bestLag = k
+                }
+            }
+            if bestLag > 0 { best = bestRaw / r0 }
+        }
+        periodicity = best
+        let g0 = max(rotationCorrelation[0], 1e-12)
+        rotationRMS = g0.squareRoot()
+        rotationAtPeriod = bestLag > 0 ? rotationCorrelation[bestLag] / g0 : 0
+        rotationAtHalfPeriod = bestLag > 0 ? rotationCorrelation[bestLag / 2] / g0 : 0
+        period = Double(bestLag) * Self.samplePeriod
+        // A body's gait turns the device the same way every stride; a hand moving it back and forth
+        // need not (BROAD's periodic translations: 0.04–0.70 at the acceleration's period, walking
+        // and running in a pocket 0.78–0.94).
+        // The rotation decides the onset only: once walking, turns and uneven ground may change it.
+        let holds = best >= settings.gaitPeriodicityThreshold
+            && (isWalking || rotationAtPeriod >= settings.gaitRotationPeriodicityThreshold)
+        if holds {
+            conditionTime = conditionTime > 0 ? conditionTime + dt : dt
+        } else {
+            conditionTime = conditionTime < 0 ? conditionTime - dt : -dt
+        }
+        if !isWalking && conditionTime >= settings.gaitOnsetTime { isWalking = true }
+        if isWalking && conditionTime <= -settings.gaitOffsetTime { isWalking = false }
+    }
+
+    /// Forgets everything (after a gap).
+    mutating func reset() {
+        self = GaitDetector()
+    }
+}

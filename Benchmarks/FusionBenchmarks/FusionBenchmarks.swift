@@ -21,65 +21,35 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 1_000_000
     )
 
-    // The core filter: one gyroscope + accelerometer + magnetometer update (9D) and its attitude.
-    Benchmark("FusionFilter 9D update per sample", configuration: configuration) { benchmark in
-        var filter = FusionFilter()
-        var i = 0
-        let n = input.count
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            filter.update(gyroscope: input.gyro[i], accelerometer: input.acc[i], magnetometer: input.mag[i], interval: input.interval)
-            blackHole(filter.attitude9D)
-            i += 1
-            if i == n { i = 0 }
+    /// One `FusionFilter` update per iteration over the input, every `stride`-th row (the interval
+    /// scaled to match), with or without the magnetometer.
+    func filterBenchmark(_ name: String, settings: FusionFilter.Settings = FusionFilter.Settings(), stride: Int = 1, magnetometer: Bool = true) {
+        Benchmark(name, configuration: configuration) { benchmark in
+            var filter = FusionFilter(settings: settings)
+            var i = 0
+            let n = input.count
+            let interval = Double(stride) * input.interval
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                filter.update(gyroscope: input.gyro[i], accelerometer: input.acc[i], magnetometer: magnetometer ? input.mag[i] : nil, interval: interval)
+                blackHole(magnetometer ? filter.attitude9D : filter.attitude6D)
+                i += stride
+                if i >= n { i = 0 }
+            }
         }
     }
 
+    // The core filter: one gyroscope + accelerometer + magnetometer update (9D) and its attitude.
+    filterBenchmark("FusionFilter 9D update per sample")
     // The same without the gait time constant (the gait detector still runs): the cost of the gait
     // low-passes, measured side by side.
-    Benchmark("FusionFilter 9D update per sample, gait time constant off", configuration: configuration) { benchmark in
-        var settings = FusionFilter.Settings()
-        settings.gaitTimeConstant = 0
-        var filter = FusionFilter(settings: settings)
-        var i = 0
-        let n = input.count
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            filter.update(gyroscope: input.gyro[i], accelerometer: input.acc[i], magnetometer: input.mag[i], interval: input.interval)
-            blackHole(filter.attitude9D)
-            i += 1
-            if i == n { i = 0 }
-        }
-    }
-
+    var gaitOff = FusionFilter.Settings()
+    gaitOff.gaitTimeConstant = 0
+    filterBenchmark("FusionFilter 9D update per sample, gait time constant off", settings: gaitOff)
     // The same at about 95 Hz (every third BROAD row): every sample carries a correction.
-    Benchmark("FusionFilter 9D update per sample at 95 Hz", configuration: configuration) { benchmark in
-        var filter = FusionFilter()
-        var i = 0
-        let n = input.count
-        let interval = 3 * input.interval
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            filter.update(gyroscope: input.gyro[i], accelerometer: input.acc[i], magnetometer: input.mag[i], interval: interval)
-            blackHole(filter.attitude9D)
-            i += 3
-            if i >= n { i = 0 }
-        }
-    }
-
+    filterBenchmark("FusionFilter 9D update per sample at 95 Hz", stride: 3)
     // The 6D filter alone (no magnetometer).
-    Benchmark("FusionFilter 6D update per sample", configuration: configuration) { benchmark in
-        var filter = FusionFilter()
-        var i = 0
-        let n = input.count
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            filter.update(gyroscope: input.gyro[i], accelerometer: input.acc[i], magnetometer: nil, interval: input.interval)
-            blackHole(filter.attitude6D)
-            i += 1
-            if i == n { i = 0 }
-        }
-    }
+    filterBenchmark("FusionFilter 6D update per sample", magnetometer: false)
 
     // The service path: three SensorSamples in, one complete DeviceMotionEstimate out.
     Benchmark("DeviceMotionEstimator 9D per sample set", configuration: configuration) { benchmark in

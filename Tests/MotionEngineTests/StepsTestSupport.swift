@@ -82,28 +82,3 @@ extension Recording {
         return copy
     }
 }
-
-/// The scoring window of an IPOL gait trial (the same rule as `coremotion steps`, documented in
-/// `docs/pedometer.md`): the annotated steps (one per swing) inside the protocol walk
-/// (`TrialBoundaries`: first foot-off → last foot-strike) against our steps from the first foot-off to
-/// half a step period after the last foot-strike.
-struct ProtocolWindow {
-    var truth: ClosedRange<Double>
-    var detection: ClosedRange<Double>
-
-    init?(_ recording: Recording) {
-        guard let text = recording.metadata.properties["trialBoundaries"],
-              let rateText = recording.metadata.properties["rate"],
-              let rate = Double(rateText.split(separator: " ").first ?? ""), rate > 0
-        else { return nil }
-        let numbers = text.split(whereSeparator: { !$0.isNumber }).compactMap { Double($0) }
-        guard numbers.count >= 2, numbers[1] > numbers[0] else { return nil }
-        let start = numbers[0] / rate, end = numbers[1] / rate
-        let inside = recording.reference.stepTimes.filter { $0 >= start && $0 <= end }
-        guard inside.count >= 2 else { return nil }
-        let intervals = zip(inside.dropFirst(), inside).map { $0 - $1 }.sorted()
-        let stepPeriod = intervals[intervals.count / 2]
-        truth = start...end
-        detection = start...(end + stepPeriod / 2)
-    }
-}

@@ -42,14 +42,14 @@ struct StepsTests {
 
     /// IPOL gait (Voisard et al. 2023, AGPL: read from the data folder, never committed): 110 protocol
     /// walks (stand, 10 m, U-turn, 10 m back, stop) of 19 healthy subjects, XSens IMU on the lower
-    /// back at 100 Hz, every foot strike annotated. Scored over the protocol walk (`ProtocolWindow`).
+    /// back at 100 Hz, every foot strike annotated. Scored over the protocol walk (`GaitProtocolWindow`).
     @Test(.enabled(if: TestData.has(ipol), Comment(rawValue: TestData.skipNotice(ipol))))
     func ipolLowerBackProtocolWalks() throws {
         let url = TestData.url(Self.ipol)
         var errors: [Double] = []
         for member in try RecordingReader.members(of: url) {
             let recording = try RecordingReader.read(url, member: member.name)
-            let window = try #require(ProtocolWindow(recording), "\(member.name): no trial boundaries")
+            let window = try #require(GaitProtocolWindow(recording), "\(member.name): no trial boundaries")
             let truth = recording.reference.stepTimes.filter { window.truth.contains($0) }.count
             let ours = PedometerRun(recording).steps.filter { window.detection.contains($0) }.count
             errors.append(abs(Double(ours - truth)) / Double(truth) * 100)

@@ -149,7 +149,7 @@ struct StepsCommand: ParsableCommand {
             events: events.isEmpty ? nil : events,
             detectedStepTimes: stepTimes, trueStepTimes: ref.stepTimes.isEmpty ? nil : ref.stepTimes
         )
-        if let window = protocolWindow(recording) {
+        if let window = GaitProtocolWindow(recording) {
             let inTruth = ref.stepTimes.filter { window.truth.contains($0) }.count
             let inOurs = stepTimes.filter { window.detection.contains($0) }.count
             result.trialWindow = [window.detection.lowerBound, window.detection.upperBound]
@@ -165,28 +165,6 @@ struct StepsCommand: ParsableCommand {
             result.appleErrorPercent = apple > 0 ? Double(ours - apple) / Double(apple) * 100 : nil
         }
         return (result, trace)
-    }
-
-    /// The scoring window of an IPOL trial. The data set marks the protocol walk (stand, walk 10 m,
-    /// U-turn, walk back, stop) with `TrialBoundaries` (first foot-off → last foot-strike, samples);
-    /// 36 of the 110 trials also annotate foot movements after it (shuffling on the spot, 120 of the
-    /// 3,866 annotations). The score counts the annotated steps (one per swing) inside the trial and
-    /// our steps from its first foot-off to half a step period after its last foot-strike (a step is
-    /// reported at the trunk's response, 0.1 s after the strike): the count Apple's pedometer would be
-    /// scored on with `queryPedometerData(from:to:)` over the same span. `nil` for other recordings.
-    static func protocolWindow(_ recording: Recording) -> (truth: ClosedRange<Double>, detection: ClosedRange<Double>)? {
-        guard let text = recording.metadata.properties["trialBoundaries"],
-              let rateText = recording.metadata.properties["rate"],
-              let rate = Double(rateText.split(separator: " ").first ?? ""), rate > 0
-        else { return nil }
-        let numbers = text.split(whereSeparator: { !$0.isNumber }).compactMap { Double($0) }
-        guard numbers.count >= 2, numbers[1] > numbers[0] else { return nil }
-        let start = numbers[0] / rate, end = numbers[1] / rate
-        let inside = recording.reference.stepTimes.filter { $0 >= start && $0 <= end }
-        guard inside.count >= 2 else { return nil }
-        let intervals = zip(inside.dropFirst(), inside).map { $0 - $1 }.sorted()
-        let stepPeriod = intervals[intervals.count / 2]  // both feet: consecutive foot-offs are one step apart
-        return (start...end, start...(end + stepPeriod / 2))
     }
 
     private static func record(_ e: PedometerEvent, _ steps: inout [Double], _ events: inout [String]) {

@@ -79,7 +79,8 @@ public struct PedometerEngine: Sendable {
     }
 
     /// Feeds a sample. Accelerometer samples drive the steps, barometer samples the floors, gyroscope
-    /// samples (optional) help tell a walk's first step from its push-off; the magnetometer is ignored.
+    /// samples (optional) let the detector refuse rotation that swings at the step rhythm without
+    /// walking (pedalling, shaking); the magnetometer is ignored.
     /// Samples of each sensor must come in increasing time.
     public mutating func add(_ sample: SensorSample) {
         switch sample {

@@ -157,6 +157,9 @@ final class PedometerRecorder: @unchecked Sendable {
     /// Called under the service's lock, in sample order.
     private func receive(_ sample: SensorSample) {
         engine.add(sample)
+        // Gyroscope samples only inform the detector's rhythm test; steps, floors and pauses come
+        // out of the accelerometer and barometer samples, so only those are drained.
+        if sample.sensor == .gyroscope { return }
         drain(paused: false)
     }
 

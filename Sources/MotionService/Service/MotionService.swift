@@ -24,15 +24,10 @@ public final class MotionService: @unchecked Sendable {
     /// Serialises device reconfiguration (kept outside `lock` so that a device thread delivering a
     /// sample never waits on a reconfiguration that waits on it).
     private let configurationLock = NSLock()
-    /// Subscribers per sensor, indexed by the sensor's position in `SensorKind.allCases` (an array, not
-    /// a dictionary: the lookup runs once per sample).
-    private var subscribers: [[SensorSubscription]] {
-        get { subscriberTable.lists }
-        set { subscriberTable.lists = newValue }
-    }
-    /// Holds ``subscribers`` for the device's sink, which captures it and `lock` strongly instead of
-    /// the service weakly: a weakly referenced object's every retain and release takes the runtime's
-    /// slow path, once per sample (measured: half of the API's per-sample delivery cost).
+    /// Subscribers per sensor, indexed by `SensorKind.index` (an array, not a dictionary: the lookup
+    /// runs once per sample), guarded by `lock`. The device's sink captures it and `lock` strongly
+    /// instead of the service weakly: a weakly referenced object's every retain and release takes the
+    /// runtime's slow path, once per sample (measured: half of the API's per-sample delivery cost).
     private let subscriberTable = SubscriberTable()
     private var nextID = 0
     private var lostSensors: Set<SensorKind> = []
@@ -208,7 +203,7 @@ public final class MotionService: @unchecked Sendable {
         let subscription = SensorSubscription(
             id: nextID, sensor: sensor, interval: clamped, devicePeriod: 1 / description.maximumRate, receive: receive
         )
-        subscribers[sensor.index].append(subscription)
+        subscriberTable.lists[sensor.index].append(subscription)
         lock.unlock()
         reconfigure()
         return subscription
@@ -217,7 +212,7 @@ public final class MotionService: @unchecked Sendable {
     /// Ends a subscription; the sensor stops when no one else needs it.
     public func cancel(_ subscription: SensorSubscription) {
         lock.lock()
-        subscribers[subscription.sensor.index].removeAll { $0 === subscription }
+        subscriberTable.lists[subscription.sensor.index].removeAll { $0 === subscription }
         lock.unlock()
         reconfigure()
     }
@@ -239,7 +234,7 @@ public final class MotionService: @unchecked Sendable {
     /// Rates wanted now: per sensor, the fastest rate any subscriber asked for. Caller holds `lock`.
     private func rates() -> [SensorKind: Double] {
         var rates: [SensorKind: Double] = [:]
-        for (sensor, list) in zip(SensorKind.allCases, subscribers) where !list.isEmpty {
+        for (sensor, list) in zip(SensorKind.allCases, subscriberTable.lists) where !list.isEmpty {
             guard let d = device.sensors[sensor] else { continue }
             let fastestWanted = list.map { $0.interval > 0 ? 1 / $0.interval : d.maximumRate }.max() ?? d.minimumRate
             rates[sensor] = min(d.maximumRate, max(d.minimumRate, fastestWanted))

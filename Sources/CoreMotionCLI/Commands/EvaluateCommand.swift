@@ -39,6 +39,9 @@ struct EvaluateCommand: AsyncParsableCommand {
     @Option(help: "Sweep one setting: NAME=V1,V2,… (BROAD only; one group table per value).")
     var sweep: String?
 
+    @Option(help: "Apple parity: how the filter starts, cold, warm or both (comma-separated). warm restores the bias and magnetometer calibration a first pass over the recording ended with, as the service restores a saved calibration.")
+    var start: String = "cold"
+
     @Option(help: "Folder for SVG plots (none when omitted).")
     var plots: String?
 
@@ -226,18 +229,27 @@ struct EvaluateCommand: AsyncParsableCommand {
 
     func runParity(data: URL, settings: FusionFilter.Settings) async throws -> [ParityEvaluation.Summary] {
         var summaries: [ParityEvaluation.Summary] = []
+        var starts: [ParityEvaluation.Start] = []
+        for word in start.split(separator: ",") {
+            guard let s = ParityEvaluation.Start(rawValue: word.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("bad --start '\(start)': cold, warm or cold,warm")
+            }
+            if !starts.contains(s) { starts.append(s) }
+        }
+        guard !starts.isEmpty else { throw ValidationError("bad --start '\(start)': cold, warm or cold,warm") }
+        for startMode in starts {
         for (dataset, sources) in try ParityEvaluation.sources(data: data) {
-            let progress = ProgressLine("apple parity: \(dataset)", total: Double(sources.count))
+            let progress = ProgressLine("apple parity: \(dataset) (\(startMode.rawValue) start)", total: Double(sources.count))
             var series: [ParityEvaluation.Series] = []
             for (i, source) in sources.enumerated() {
                 progress.update(Double(i), detail: source.label)
                 let recording = try RecordingReader.read(source.location)
-                let s = ParityEvaluation.compare(recording, label: source.label, settings: settings, keepTraces: plots != nil && i == 0)
-                if let plots, i == 0 { try Self.plotGravity(s, dataset: dataset, folder: plots) }
+                let s = ParityEvaluation.compare(recording, label: source.label, settings: settings, start: startMode, keepTraces: plots != nil && i == 0)
+                if let plots, i == 0 { try Self.plotGravity(s, dataset: dataset, start: startMode, folder: plots) }
                 series.append(s)
             }
             progress.finish()
-            summaries.append(ParityEvaluation.summarize(dataset: dataset, series))
+            summaries.append(ParityEvaluation.summarize(dataset: dataset, start: startMode, series))
             if perTrial && !json {
                 let rows = series.map { s in
                     [s.label, "\(s.samples)",
@@ -245,35 +257,36 @@ struct EvaluateCommand: AsyncParsableCommand {
                      Output.fixed(ParityEvaluation.percentile(s.attitudeChangeErrors, 50), 2),
                      Output.fixed(ParityEvaluation.percentile(s.rotationRateErrors, 50), 4)]
                 }
-                print(Output.table(["\(dataset) recording", "samples", "gravity ° median / p95", "10 s change ° median", "rate rad/s median"], rows))
+                print(Output.table(["\(dataset) recording (\(startMode.rawValue) start)", "samples", "gravity ° median / p95", "10 s change ° median", "rate rad/s median"], rows))
             }
+        }
         }
         if !json {
             let rows = summaries.map { s in
-                [s.dataset, "\(s.recordings)", "\(s.samples)",
+                [s.dataset, s.start.rawValue, "\(s.recordings)", "\(s.samples)",
                  "\(Output.fixed(s.gravityMedianDegrees, 3)) / \(Output.fixed(s.gravityP95Degrees, 3))",
                  "\(Output.fixed(s.attitudeChange10sMedianDegrees, 3)) / \(Output.fixed(s.attitudeChange10sP95Degrees, 3))",
                  "\(Output.fixed(s.rotationRateMedianRadPerSecond, 4)) / \(Output.fixed(s.rotationRateP95RadPerSecond, 4))"]
             }
-            print(Output.table(["data set", "recordings", "samples", "gravity angle ° median / p95",
+            print(Output.table(["data set", "start", "recordings", "samples", "gravity angle ° median / p95",
                                 "10 s attitude change ° median / p95", "rotation rate rad/s median / p95"], rows))
         }
         return summaries
     }
 
-    static func plotGravity(_ s: ParityEvaluation.Series, dataset: String, folder: String) throws {
+    static func plotGravity(_ s: ParityEvaluation.Series, dataset: String, start: ParityEvaluation.Start, folder: String) throws {
         guard !s.ours.isEmpty else { return }
         for (axis, name) in [(0, "x"), (1, "y"), (2, "z")] {
             var plot = SVGPlot(title: "\(dataset) \(s.label): gravity \(name), ours vs Apple's", xLabel: "time (s)", yLabel: "gravity \(name) (g)")
             func pick(_ v: Vector3) -> Double { axis == 0 ? v.x : (axis == 1 ? v.y : v.z) }
             plot.add("Apple", s.apple.map { (x: $0.t, y: pick($0.g)) })
             plot.add("ours", s.ours.map { (x: $0.t, y: pick($0.g)) }, dashed: true)
-            let safe = s.label.replacingOccurrences(of: "/", with: "-")
+            let safe = s.label.replacingOccurrences(of: "/", with: "-") + (start == .cold ? "" : "-\(start.rawValue)")
             try plot.write(to: URL(fileURLWithPath: folder).appendingPathComponent("gravity-\(dataset)-\(safe)-\(name).svg"))
         }
         var angles = SVGPlot(title: "\(dataset) \(s.label): angle between our gravity and Apple's", xLabel: "time (s)", yLabel: "angle (°)")
         angles.add("angle", zip(s.gravityTimes, s.gravityAngles).map { (x: $0, y: $1) })
-        let safe = s.label.replacingOccurrences(of: "/", with: "-")
+        let safe = s.label.replacingOccurrences(of: "/", with: "-") + (start == .cold ? "" : "-\(start.rawValue)")
         try angles.write(to: URL(fileURLWithPath: folder).appendingPathComponent("gravity-angle-\(dataset)-\(safe).svg"))
     }
 }

@@ -35,6 +35,7 @@ enum ParityEvaluation {
 
     struct Summary: Codable, Sendable {
         var dataset: String
+        var start: Start = .cold
         var recordings: Int
         var samples: Int
         var gravityMedianDegrees: Double
@@ -66,11 +67,33 @@ enum ParityEvaluation {
         return out
     }
 
+    /// How the filter starts.
+    enum Start: String, CaseIterable, Codable, Sendable {
+        /// Nothing known about the sensors (a first session).
+        case cold
+        /// With the gyroscope bias and magnetometer calibration that a first pass over the same
+        /// recording ended with, restored as the service restores a saved ``SensorCalibrationState``
+        /// right after the previous session (bias sigma at least 0.05 °/s). This is the state an
+        /// iPhone's filter is in when an app starts device motion: iOS calibrates all day. It is
+        /// optimistic by what the first pass learned in-sample.
+        case warm
+    }
+
     /// Runs the engine on `recording` and compares it with the recording's Apple reference.
-    static func compare(_ recording: Recording, label: String, settings: FusionFilter.Settings, keepTraces: Bool = false) -> Series {
+    static func compare(_ recording: Recording, label: String, settings: FusionFilter.Settings, start startMode: Start = .cold, keepTraces: Bool = false) -> Series {
         var series = Series(label: label)
         let samples = FusionRun.mergedSamples(recording, useMagnetometer: true)
         var estimator = DeviceMotionEstimator(settings: settings)
+        if startMode == .warm {
+            var previous = DeviceMotionEstimator(settings: settings)
+            for s in samples { _ = previous.add(s) }
+            while previous.flush() != nil {}
+            let learned = previous.filter
+            estimator.restoreGyroBias(learned.gyroBias, sigma: max(learned.gyroBiasSigma, 0.05 * Double.pi / 180))
+            if learned.hasMagnetometer && learned.magnetometerCalibration.accuracy >= .low {
+                estimator.magnetometerCalibration = learned.magnetometerCalibration
+            }
+        }
         var estimates: [DeviceMotionEstimate] = []
         estimates.reserveCapacity(recording.accelerometer.count)
         let clock = ContinuousClock()
@@ -131,6 +154,8 @@ enum ParityEvaluation {
             print(line)
             let b = estimates.last?.gyroBias ?? .zero
             print("  \(label) final bias \(Output.fixed(b.x, 4)) \(Output.fixed(b.y, 4)) \(Output.fixed(b.z, 4))")
+            let c = estimator.magnetometerCalibration
+            print("  \(label) final hard iron \(Output.fixed(c.hardIron.x, 1)) \(Output.fixed(c.hardIron.y, 1)) \(Output.fixed(c.hardIron.z, 1)) µT, accuracy \(c.accuracy)")
         }
         // Attitude change over 10 s.
         let att = ref.attitude
@@ -180,11 +205,11 @@ enum ParityEvaluation {
         return sorted[lo] + (sorted[hi] - sorted[lo]) * (x - Double(lo))
     }
 
-    static func summarize(dataset: String, _ series: [Series]) -> Summary {
+    static func summarize(dataset: String, start: Start = .cold, _ series: [Series]) -> Summary {
         let g = series.flatMap(\.gravityAngles)
         let a = series.flatMap(\.attitudeChangeErrors)
         let r = series.flatMap(\.rotationRateErrors)
-        return Summary(dataset: dataset, recordings: series.count, samples: series.map(\.samples).reduce(0, +),
+        return Summary(dataset: dataset, start: start, recordings: series.count, samples: series.map(\.samples).reduce(0, +),
                        gravityMedianDegrees: percentile(g, 50), gravityP95Degrees: percentile(g, 95),
                        attitudeChange10sMedianDegrees: percentile(a, 50), attitudeChange10sP95Degrees: percentile(a, 95),
                        rotationRateMedianRadPerSecond: percentile(r, 50), rotationRateP95RadPerSecond: percentile(r, 95))

@@ -31,6 +31,10 @@ public struct FusionFilter: Sendable {
     /// The bias last set from rest or restored from an earlier session (rad/s): the one the gait
     /// onset falls back to.
     var trustedBias = Vector3.zero
+    /// The variance of ``trustedBias`` when it was set, (rad/s)² per axis (`nil` until one is set:
+    /// then the initial uncertainty applies), and the time since, seconds (the bias drifts).
+    var trustedBiasVariance: Double?
+    var trustedBiasAge = 0.0
     /// Weight of the gait low-pass in the blend, 0 … 1.
     var gaitBlend = 0.0
     var gaitRowFilter2 = LowPassVector3()
@@ -248,6 +252,8 @@ public struct FusionFilter: Sendable {
             biasEstimator.update(h: .unitZ, z: z.z, variance: r)
             biasEstimator.clip(settings.biasLimit)
             trustedBias = biasEstimator.bias
+            trustedBiasVariance = biasEstimator.sigma * biasEstimator.sigma
+            trustedBiasAge = 0
             refreshHeadingRotation()
         }
     }
@@ -301,10 +307,14 @@ public struct FusionFilter: Sendable {
             let step = settings.gaitRampTime > 0 ? period / settings.gaitRampTime : 1
             gaitBlend = target > gaitBlend ? min(target, gaitBlend + step) : max(target, gaitBlend - step)
             gaitWeight = gaitBlend
+            trustedBiasAge += period
             if gait.isWalking && !wasWalking && settings.gaitReopensBias {
                 // The bias learned so far in motion came through the short low-pass, which walking
-                // accelerations pass: trust it no more than at start.
-                biasEstimator.covariance = Matrix3.diagonal(Vector3(1, 1, 1) * derived.biasMaxVariance)
+                // accelerations pass: fall back to the last bias from rest (or from an earlier
+                // session), as uncertain as it was then plus its drift since; at start, the initial one.
+                let variance = trustedBiasVariance.map { min(derived.biasMaxVariance, $0 + derived.biasDrift * trustedBiasAge) }
+                    ?? derived.biasMaxVariance
+                biasEstimator.covariance = Matrix3.diagonal(Vector3(1, 1, 1) * variance)
                 biasEstimator.cross = .zero
                 biasEstimator.bias = trustedBias
             }
@@ -416,6 +426,7 @@ public struct FusionFilter: Sendable {
             variance *= 1 + disturbance.departure(normScale: settings.magneticSoftNormScale, dipScale: settings.magneticSoftDipScale)
         }
         let correctsBias = settings.magnetometerCorrectsBias && !disturbance.isDisturbed && calibrator.isVerified
+            && calibrator.calibration.accuracy >= .medium
         // Innovation: the angle that still separates the field, turned by the current offset, from north.
         let h = headingQuaternion
         let c = h.w * h.w - h.z * h.z, sn = 2 * h.w * h.z
@@ -484,6 +495,8 @@ extension FusionFilter {
         biasEstimator.bias = bias
         biasEstimator.clip(settings.biasLimit)
         trustedBias = biasEstimator.bias
+        trustedBiasVariance = sigma * sigma
+        trustedBiasAge = 0
         biasEstimator.covariance = Matrix3.diagonal(Vector3(1, 1, 1) * (sigma * sigma))
         biasEstimator.cross = .zero
     }
@@ -494,7 +507,7 @@ extension FusionFilter {
         get { calibrator.calibration }
         set {
             calibrator.calibration = newValue
-            calibrator.isVerified = newValue.accuracy >= .low
+            calibrator.isVerified = newValue.accuracy >= .medium
             calibrator.isEstimated = false
             disturbance = MagneticDisturbanceDetector()
         }

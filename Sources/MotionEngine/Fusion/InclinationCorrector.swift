@@ -45,7 +45,8 @@ struct InclinationCorrector: Sendable {
             lastStep = .zero
             return
         }
-        let ux = u.x / n, uy = u.y / n, uz = u.z / n
+        let inverse = 1 / n
+        let ux = u.x * inverse, uy = u.y * inverse, uz = u.z * inverse
         // Smallest rotation taking u to +z: axis u × z = (uy, −ux, 0), q = normalise(1 + uz, uy, −ux, 0).
         let step: Quaternion
         if uz > -0.9999 {

@@ -68,7 +68,7 @@ public struct FusionFilter: Sendable {
     /// Latest raw magnetometer sample, µT.
     private var lastMagnetometerField = Vector3.zero
     /// Latest calibrated magnetic field, µT, device axes.
-    public var calibratedMagneticField: Vector3 {
+    @inline(__always) public var calibratedMagneticField: Vector3 {
         hasMagnetometer ? calibrator.calibration.apply(lastMagnetometerField) : .zero
     }
     /// Whether any magnetometer sample has been used.
@@ -192,13 +192,13 @@ public struct FusionFilter: Sendable {
     }
 
     /// Estimated gyroscope bias, rad/s, device axes.
-    public var gyroBias: Vector3 { biasEstimator.bias }
+    @inline(__always) public var gyroBias: Vector3 { biasEstimator.bias }
 
     /// One-sigma uncertainty of the gyroscope bias, rad/s.
     public var gyroBiasSigma: Double { biasEstimator.sigma }
 
     /// Whether the device is at rest.
-    public var isAtRest: Bool { rest.isAtRest }
+    @inline(__always) public var isAtRest: Bool { rest.isAtRest }
 
     /// Whether sustained periodic locomotion (walking, running, stairs) is under way: the
     /// accelerometer's norm repeats with a step or stride period (see ``GaitDetector``).
@@ -218,7 +218,7 @@ public struct FusionFilter: Sendable {
     }
 
     /// Whether the magnetic field is currently considered disturbed (heading follows the gyroscope).
-    public var isMagneticallyDisturbed: Bool { disturbance.isDisturbed }
+    @inline(__always) public var isMagneticallyDisturbed: Bool { disturbance.isDisturbed }
 
     /// Gravity in device axes, g (Apple's `CMDeviceMotion.gravity`): the reference frame's down
     /// vector, `−(third row of R)`.
@@ -337,7 +337,7 @@ public struct FusionFilter: Sendable {
         refreshAttitude()
 
         guard settings.estimatesBiasInMotion else { return }
-        let r6 = attitude6D.rotationMatrix
+        let r6 = inlinedRotationMatrix(attitude6D)
         var row1 = attitudeRowFilter1.filter(r6.row1, c)
         var row2 = attitudeRowFilter2.filter(r6.row2, c)
         let biasNow = r6 * biasEstimator.bias
@@ -474,6 +474,19 @@ public struct FusionFilter: Sendable {
     }
 }
 
+/// `q.rotationMatrix` (device → reference) with the same arithmetic, inlined into the hot path
+/// (the `MotionSamples` property is a call that returns the matrix through memory).
+@inline(__always)
+func inlinedRotationMatrix(_ q: Quaternion) -> Matrix3 {
+    let (ww, xx, yy, zz) = (q.w * q.w, q.x * q.x, q.y * q.y, q.z * q.z)
+    let (xy, xz, yz, wx, wy, wz) = (q.x * q.y, q.x * q.z, q.y * q.z, q.w * q.x, q.w * q.y, q.w * q.z)
+    return Matrix3(
+        ww + xx - yy - zz, 2 * (xy - wz), 2 * (xz + wy),
+        2 * (xy + wz), ww - xx + yy - zz, 2 * (yz - wx),
+        2 * (xz - wy), 2 * (yz + wx), ww - xx - yy + zz
+    )
+}
+
 /// `atan2(y, x)` with a series for the small angles of heading innovations (|y| < x/4: error
 /// below 3·10⁻⁸ rad), `atan2` otherwise.
 @inline(__always)
@@ -487,13 +500,13 @@ func smallAngleAtan2(_ y: Double, _ x: Double) -> Double {
 
 extension FusionFilter {
     /// Calibration accuracy of ``calibratedMagneticField``; `.uncalibrated` without a magnetometer.
-    public var magnetometerCalibrationAccuracy: MagnetometerCalibrationAccuracy {
+    @inline(__always) public var magnetometerCalibrationAccuracy: MagnetometerCalibrationAccuracy {
         hasMagnetometer ? calibrator.calibration.accuracy : .uncalibrated
     }
 
     /// Whether the magnetometer calibration needs the device to be turned about several axes
     /// (Apple reports `CMErrorDeviceRequiresMovement` once when this becomes true).
-    public var needsCalibrationMovement: Bool {
+    @inline(__always) public var needsCalibrationMovement: Bool {
         hasMagnetometer && calibrator.calibration.accuracy <= .low
     }
 

@@ -85,7 +85,8 @@ struct MagneticDisturbanceDetector: Sendable {
         let n = m.norm
         guard n > 0 else { return }
         let dip = -m.z / n
-        if dt != gainInterval {
+        // Intervals that differ only by timestamp rounding (< 1 ppm) keep the gains (two exp()).
+        if abs(dt - gainInterval) > 1e-6 * gainInterval {
             gainInterval = dt
             currentGain = firstOrderGain(timeConstant: s.currentTimeConstant, samplePeriod: dt)
             referenceGain = firstOrderGain(timeConstant: s.referenceTimeConstant, samplePeriod: dt)

@@ -290,7 +290,7 @@ public struct FusionFilter: Sendable {
         accelerometerElapsed += interval
         guard accelerometerElapsed >= settings.correctionInterval else { return }
         let period = accelerometerElapsed
-        let up = accelerometerSum / Double(accelerometerCount)
+        let up = accelerometerSum * (1 / Double(accelerometerCount))
         accelerometerSum = Vector3(0, 0, 0)
         accelerometerCount = 0
         accelerometerElapsed = 0

@@ -86,20 +86,11 @@ enum BroadEvaluation {
         let clock = ContinuousClock()
         let traceCalibration = ProcessInfo.processInfo.environment["COREMOTION_TRACE_CALIBRATION"] != nil
         var lastHardIron = Vector3.zero
-        var walkingEstimates = 0
-        var periods: [Double] = [], amplitudes: [Double] = [], rates: [Double] = [], rotP: [Double] = [], rotH: [Double] = []
+        var gaitTrace = GaitTrace()
         let elapsed = clock.measure {
             for s in samples {
                 if let e = estimator.add(s) {
-                    if estimator.filter.isWalking {
-                        walkingEstimates += 1
-                        let g = estimator.filter.gaitAnalysis
-                        periods.append(g.period)
-                        amplitudes.append(g.amplitude)
-                        rates.append(g.rotationRMS)
-                        rotP.append(g.rotationAtPeriod)
-                        rotH.append(g.rotationAtHalfPeriod)
-                    }
+                    gaitTrace.record(estimator.filter)
                     q9.append(e.attitude9D)
                     q6.append(e.attitude6D)
                     biases.append(e.gyroBias)
@@ -118,9 +109,7 @@ enum BroadEvaluation {
                 biases.append(e.gyroBias)
             }
         }
-        if ProcessInfo.processInfo.environment["COREMOTION_TRACE_GAIT"] != nil {
-            print("\(trial.name) walking \(Output.fixed(100 * Double(walkingEstimates) / Double(max(1, q9.count)), 1)) % period \(Output.fixed(ParityEvaluation.percentile(periods, 50), 2)) amplitude \(Output.fixed(ParityEvaluation.percentile(amplitudes, 50), 3)) rotation RMS \(Output.fixed(ParityEvaluation.percentile(rates, 50), 2)) at period \(Output.fixed(ParityEvaluation.percentile(rotP, 50), 2)) at half \(Output.fixed(ParityEvaluation.percentile(rotH, 50), 2))")
-        }
+        if GaitTrace.isEnabled { print(gaitTrace.summary(label: trial.name, estimates: q9.count)) }
         let truth = rec.reference.truthAttitude
         let valid = rec.reference.truthScored
         let enuFromNWU = Quaternion.aboutZ(Double.pi / 2)

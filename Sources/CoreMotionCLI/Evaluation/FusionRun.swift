@@ -42,3 +42,35 @@ struct FusionRun {
         while let e = estimator.flush() { body(&self, e) }
     }
 }
+
+/// What the gait detector saw during one run, printed with `COREMOTION_TRACE_GAIT` (docs/fusion.md §6).
+struct GaitTrace {
+    /// Whether `COREMOTION_TRACE_GAIT` is set (any value).
+    static let isEnabled = ProcessInfo.processInfo.environment["COREMOTION_TRACE_GAIT"] != nil
+
+    /// Estimates made while the detector reported walking.
+    private(set) var walkingEstimates = 0
+    private var periods: [Double] = [], amplitudes: [Double] = [], rates: [Double] = []
+    private var atPeriod: [Double] = [], atHalfPeriod: [Double] = []
+
+    /// Records the filter's gait analysis after an estimate, if it reports walking.
+    mutating func record(_ filter: FusionFilter) {
+        guard filter.isWalking else { return }
+        walkingEstimates += 1
+        let g = filter.gaitAnalysis
+        periods.append(g.period)
+        amplitudes.append(g.amplitude)
+        rates.append(g.rotationRMS)
+        atPeriod.append(g.rotationAtPeriod)
+        atHalfPeriod.append(g.rotationAtHalfPeriod)
+    }
+
+    /// One line: the walking share of `estimates` and the medians of the analysis while walking.
+    func summary(label: String, estimates: Int) -> String {
+        func median(_ v: [Double]) -> Double { ParityEvaluation.percentile(v, 50) }
+        return "\(label) walking \(Output.fixed(100 * Double(walkingEstimates) / Double(max(1, estimates)), 1)) %"
+            + " period \(Output.fixed(median(periods), 2)) amplitude \(Output.fixed(median(amplitudes), 3))"
+            + " rotation RMS \(Output.fixed(median(rates), 2)) at period \(Output.fixed(median(atPeriod), 2))"
+            + " at half \(Output.fixed(median(atHalfPeriod), 2))"
+    }
+}

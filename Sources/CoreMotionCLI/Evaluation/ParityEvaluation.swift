@@ -97,7 +97,7 @@ enum ParityEvaluation {
         var estimates: [DeviceMotionEstimate] = []
         estimates.reserveCapacity(recording.accelerometer.count)
         let clock = ContinuousClock()
-        var periods: [Double] = [], amplitudes: [Double] = [], rates: [Double] = [], rotP: [Double] = [], rotH: [Double] = []
+        var gaitTrace = GaitTrace()
         var wasWalking = false
         let trace = ProcessInfo.processInfo.environment["COREMOTION_TRACE_GAIT"] == "2"
         let samples0 = samples.first?.time ?? 0
@@ -109,23 +109,14 @@ enum ParityEvaluation {
                         wasWalking.toggle()
                         if trace { print("  \(label) t=\(Output.fixed(e.time - samples0, 2)) walking=\(wasWalking) periodicity=\(Output.fixed(estimator.filter.gaitAnalysis.periodicity, 2))") }
                     }
-                    if estimator.filter.isWalking {
-                        series.walkingEstimates += 1
-                        let g = estimator.filter.gaitAnalysis
-                        periods.append(g.period)
-                        amplitudes.append(g.amplitude)
-                        rates.append(g.rotationRMS)
-                        rotP.append(g.rotationAtPeriod)
-                        rotH.append(g.rotationAtHalfPeriod)
-                    }
+                    gaitTrace.record(estimator.filter)
                 }
             }
             while let e = estimator.flush() { estimates.append(e) }
         }
         series.samples = estimates.count
-        if ProcessInfo.processInfo.environment["COREMOTION_TRACE_GAIT"] != nil {
-            print("\(label) walking \(Output.fixed(100 * Double(series.walkingEstimates) / Double(max(1, estimates.count)), 1)) % period \(Output.fixed(percentile(periods, 50), 2)) amplitude \(Output.fixed(percentile(amplitudes, 50), 3)) rotation RMS \(Output.fixed(percentile(rates, 50), 2)) at period \(Output.fixed(percentile(rotP, 50), 2)) at half \(Output.fixed(percentile(rotH, 50), 2))")
-        }
+        series.walkingEstimates = gaitTrace.walkingEstimates
+        if GaitTrace.isEnabled { print(gaitTrace.summary(label: label, estimates: estimates.count)) }
         series.fusionSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         guard !estimates.isEmpty else { return series }
         let ourTimes = estimates.map(\.time)

@@ -87,6 +87,9 @@ public struct DeviceMotionEstimator: Sendable {
 
     private enum Step { case integrate(Double), first, gap, drop }
 
+    // A non-mutating method called from a mutating one works on a copy of the whole estimator,
+    // filter included (several kB per call): the helpers below are inlined or take `self` inout.
+    @inline(__always)
     private func step(_ time: Double, after last: Double?) -> Step {
         guard time.isFinite else { return .drop }
         guard let last else { return .first }
@@ -169,6 +172,7 @@ public struct DeviceMotionEstimator: Sendable {
 
     /// Releases the oldest pending accelerometer sample when its gyroscope samples are in (or when
     /// `force`d, with what there is).
+    @inline(__always)
     private mutating func releaseReady(force: Bool) -> DeviceMotionEstimate? {
         guard let (a, unpaired) = pending.oldest else { return nil }
         // g1: first gyro sample at or after the accelerometer sample; g2: the one after it.
@@ -208,11 +212,14 @@ public struct DeviceMotionEstimator: Sendable {
         return estimate(for: a, stamp: stamp, attitude: attitude, rate: rate)
     }
 
-    private func latestAttitudeFromHistory() -> Quaternion {
+    @inline(__always)
+    private mutating func latestAttitudeFromHistory() -> Quaternion {
         history.newest?.attitude ?? filter.attitude6D
     }
 
-    private func estimate(for s: TimedVector, stamp: Double, attitude q6: Quaternion, rate: Vector3) -> DeviceMotionEstimate {
+    /// (`mutating` only so that `self` is passed by reference instead of copied.)
+    @inline(__always)
+    private mutating func estimate(for s: TimedVector, stamp: Double, attitude q6: Quaternion, rate: Vector3) -> DeviceMotionEstimate {
         let q9 = product(filter.headingRotation, q6)
         let parts = exactPartition(s.value, gravity: gravity(of: q6))
         return DeviceMotionEstimate(

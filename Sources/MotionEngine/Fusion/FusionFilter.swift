@@ -60,8 +60,9 @@ public struct FusionFilter: Sendable {
 
     /// The 6D attitude (`inclination ⊗ strapdown`), refreshed after every change of either.
     public private(set) var attitude6D = Quaternion.identity
-    /// `Rz(headingOffset)` and the offset it was made for.
-    private var headingQuaternion = Quaternion.identity
+    /// `Rz(headingOffset)` and the offset it was made for. (Visible to the inlinable outputs: a
+    /// getter that is not inlined into the caller makes it copy the whole filter first.)
+    @usableFromInline var headingQuaternion = Quaternion.identity
     private var headingQuaternionOffset = 0.0
     /// Constants derived from the settings.
     private let derived: Derived
@@ -71,7 +72,7 @@ public struct FusionFilter: Sendable {
     /// Latest raw magnetometer sample, µT.
     private var lastMagnetometerField = Vector3.zero
     /// Latest calibrated magnetic field, µT, device axes.
-    public var calibratedMagneticField: Vector3 {
+    @inline(__always) public var calibratedMagneticField: Vector3 {
         hasMagnetometer ? calibrator.calibration.apply(lastMagnetometerField) : .zero
     }
     /// Whether any magnetometer sample has been used.
@@ -100,8 +101,13 @@ public struct FusionFilter: Sendable {
         var saturation: Double
         var rejectionFactor2: Double
         var recalibrationVariance: Double
+        /// The gait and magnetic-disturbance detectors' settings.
+        var gait: GaitDetector.Parameters
+        var magnetic: MagneticDisturbanceDetector.Parameters
 
         init(_ s: Settings) {
+            gait = GaitDetector.Parameters(s)
+            magnetic = MagneticDisturbanceDetector.Parameters(s)
             biasDrift = s.biasDriftSigma * s.biasDriftSigma / s.biasDriftInterval
             biasMaxVariance = s.biasInitialSigma * s.biasInitialSigma
             headingNoise = s.headingOffsetNoise * s.headingOffsetNoise
@@ -120,13 +126,13 @@ public struct FusionFilter: Sendable {
 
     /// Attitude with magnetometer (device → magnetic north frame: x north, y west, z up). Equal to
     /// ``attitude6D`` until the first magnetometer sample.
-    public var attitude9D: Quaternion { product(headingQuaternion, attitude6D) }
+    @inlinable public var attitude9D: Quaternion { headingProduct(headingQuaternion, attitude6D) }
 
     /// Rotation about the vertical from the 6D earth frame to magnetic north, radians.
     public var headingOffset: Double { biasEstimator.headingOffset }
 
     /// `Rz(headingOffset)`: takes the 6D earth frame to the magnetic north frame.
-    public var headingRotation: Quaternion { headingQuaternion }
+    @inlinable public var headingRotation: Quaternion { headingQuaternion }
 
     /// Applies the covariance prediction accumulated over the gyro samples since the last one (run
     /// at the correction rate and before every measurement: the covariance changes slowly).
@@ -156,7 +162,19 @@ public struct FusionFilter: Sendable {
         let delta = wrapAngle(offset - headingQuaternionOffset)
         if delta == 0 { return }
         if abs(delta) < 0.05 {
-            headingQuaternion = product(headingQuaternion, GyroStrapdown.increment(Vector3(0, 0, delta))).normalizedFast
+            // product(h, increment((0, 0, delta))).normalizedFast, both rotations about z (x = y = 0):
+            // the same arithmetic without the zero terms.
+            let a2 = delta * delta
+            let c = GyroStrapdown.halfAngleCosine(a2), s = delta * GyroStrapdown.halfAngleSineOverAngle(a2)
+            let h = headingQuaternion
+            let w = h.w * c - h.z * s, z = h.w * s + h.z * c
+            let n2 = w * w + z * z
+            if n2 > 0, n2.isFinite {
+                let inv = 1 / n2.squareRoot()
+                headingQuaternion = Quaternion(w: w * inv, x: 0, y: 0, z: z * inv)
+            } else {
+                headingQuaternion = Quaternion(w: 1, x: 0, y: 0, z: 0)
+            }
         } else {
             headingQuaternion = Quaternion.aboutZ(offset)
         }
@@ -164,8 +182,8 @@ public struct FusionFilter: Sendable {
     }
 
     /// The up vector (reference z) in device axes for the 6D attitude: the third row of its matrix.
-    @inline(__always)
-    private var upInDevice: Vector3 {
+    @inlinable @inline(__always)
+    var upInDevice: Vector3 {
         let q = attitude6D
         return Vector3(2 * (q.x * q.z - q.w * q.y), 2 * (q.y * q.z + q.w * q.x), 1 - 2 * (q.x * q.x + q.y * q.y))
     }
@@ -178,13 +196,13 @@ public struct FusionFilter: Sendable {
     }
 
     /// Estimated gyroscope bias, rad/s, device axes.
-    public var gyroBias: Vector3 { biasEstimator.bias }
+    @inline(__always) public var gyroBias: Vector3 { biasEstimator.bias }
 
     /// One-sigma uncertainty of the gyroscope bias, rad/s.
     public var gyroBiasSigma: Double { biasEstimator.sigma }
 
     /// Whether the device is at rest.
-    public var isAtRest: Bool { rest.isAtRest }
+    @inline(__always) public var isAtRest: Bool { rest.isAtRest }
 
     /// Whether sustained periodic locomotion (walking, running, stairs) is under way: the
     /// accelerometer's norm repeats with a step or stride period (see ``GaitDetector``).
@@ -204,11 +222,11 @@ public struct FusionFilter: Sendable {
     }
 
     /// Whether the magnetic field is currently considered disturbed (heading follows the gyroscope).
-    public var isMagneticallyDisturbed: Bool { disturbance.isDisturbed }
+    @inline(__always) public var isMagneticallyDisturbed: Bool { disturbance.isDisturbed }
 
     /// Gravity in device axes, g (Apple's `CMDeviceMotion.gravity`): the reference frame's down
     /// vector, `−(third row of R)`.
-    public var gravity: Vector3 { -upInDevice }
+    @inlinable public var gravity: Vector3 { -upInDevice }
 
     // MARK: Updates
 
@@ -222,7 +240,7 @@ public struct FusionFilter: Sendable {
             return
         }
         let limit = derived.saturation
-        isGyroscopeSaturated = abs(rate.x) >= limit || abs(rate.y) >= limit || abs(rate.z) >= limit
+        isGyroscopeSaturated = max(abs(rate.x), abs(rate.y), abs(rate.z)) >= limit
         if isGyroscopeSaturated {
             // The true rate is unknown: integrate what we have, then let the accelerometer and the
             // magnetometer pull the attitude back quickly.
@@ -247,9 +265,9 @@ public struct FusionFilter: Sendable {
             let r = derived.restMeasurement / restUpdateElapsed
             restUpdateElapsed = 0
             let z = rest.filteredGyro
-            biasEstimator.update(h: .unitX, z: z.x, variance: r)
-            biasEstimator.update(h: .unitY, z: z.y, variance: r)
-            biasEstimator.update(h: .unitZ, z: z.z, variance: r)
+            biasEstimator.update(axis: 0, z: z.x, variance: r)
+            biasEstimator.update(axis: 1, z: z.y, variance: r)
+            biasEstimator.update(axis: 2, z: z.z, variance: r)
             biasEstimator.clip(settings.biasLimit)
             trustedBias = biasEstimator.bias
             trustedBiasVariance = biasEstimator.sigma * biasEstimator.sigma
@@ -278,8 +296,8 @@ public struct FusionFilter: Sendable {
         accelerometerElapsed += interval
         guard accelerometerElapsed >= settings.correctionInterval else { return }
         let period = accelerometerElapsed
-        let up = accelerometerSum / Double(accelerometerCount)
-        accelerometerSum = .zero
+        let up = accelerometerSum * (1 / Double(accelerometerCount))
+        accelerometerSum = Vector3(0, 0, 0)
         accelerometerCount = 0
         accelerometerElapsed = 0
 
@@ -300,7 +318,7 @@ public struct FusionFilter: Sendable {
         let vn = vertical.norm
         // The vertical specific force: the centre of mass bounces with every step.
         gait.add(norm: vn > 0.1 ? (up.x * vertical.x + up.y * vertical.y + up.z * vertical.z) / vn : up.norm,
-                 rotationRate: rotationRate, interval: period, settings: settings)
+                 rotationRate: rotationRate, interval: period, parameters: derived.gait)
         if settings.gaitTimeConstant > 0 {
             // The blend moves toward 1 while walking (once the gait filter is warm), toward 0 otherwise.
             let target = gait.isWalking && inclination.filteredGait.isWarm ? 1.0 : 0.0
@@ -329,7 +347,7 @@ public struct FusionFilter: Sendable {
         refreshAttitude()
 
         guard settings.estimatesBiasInMotion else { return }
-        let r6 = attitude6D.rotationMatrix
+        let r6 = inlinedRotationMatrix(attitude6D)
         var row1 = attitudeRowFilter1.filter(r6.row1, c)
         var row2 = attitudeRowFilter2.filter(r6.row2, c)
         let biasNow = r6 * biasEstimator.bias
@@ -384,7 +402,7 @@ public struct FusionFilter: Sendable {
         guard magnetometerElapsed >= settings.magnetometerCorrectionInterval else { return }
         let dt = magnetometerElapsed
         let field = magnetometerSum / Double(magnetometerCount)
-        magnetometerSum = .zero
+        magnetometerSum = Vector3(0, 0, 0)
         magnetometerCount = 0
         magnetometerElapsed = 0
         let q6 = attitude6D
@@ -393,20 +411,23 @@ public struct FusionFilter: Sendable {
             // Consecutive samples are nearly the same: 50 Hz is plenty for the calibration.
             calibrator.add(raw: field, up: upInDevice, interval: calibrationElapsed, window: settings.magnetometerCalibrationWindow)
             calibrationElapsed = 0
-            let reference = calibrator.isDue(settings: settings) && disturbance.hasReference && calibrator.isVerified
-                ? (norm: disturbance.referenceNorm, dip: disturbance.referenceDip) : nil
-            let revision = calibrator.revision
-            if calibrator.solveIfDue(reference: reference, settings: settings), calibrator.revision != revision {
-                // A new offset changes the field: unless it reproduced the known Earth field, learn
-                // its norm and dip again; re-converge the heading either way. (Small refinements
-                // need neither.)
-                if reference == nil { disturbance = MagneticDisturbanceDetector() }
-                biasEstimator.loosenHeading(variance: derived.recalibrationVariance)
+            // (Checked first: passing the settings to the mutating solve copies them.)
+            if calibrator.isDue(settings: settings) {
+                let reference = disturbance.hasReference && calibrator.isVerified
+                    ? (norm: disturbance.referenceNorm, dip: disturbance.referenceDip) : nil
+                let revision = calibrator.revision
+                if calibrator.solveIfDue(reference: reference, settings: settings), calibrator.revision != revision {
+                    // A new offset changes the field: unless it reproduced the known Earth field, learn
+                    // its norm and dip again; re-converge the heading either way. (Small refinements
+                    // need neither.)
+                    if reference == nil { disturbance = MagneticDisturbanceDetector() }
+                    biasEstimator.loosenHeading(variance: derived.recalibrationVariance)
+                }
             }
         }
         let m = calibrator.calibration.apply(field)
         let inEarth = rotated(m, by: q6)
-        disturbance.update(fieldInEarth: inEarth, interval: dt, rotationRateSquared: rotationRate.normSquared, settings: settings)
+        disturbance.update(fieldInEarth: inEarth, interval: dt, rotationRateSquared: rotationRate.normSquared, parameters: derived.magnetic)
         propagate()
         var variance = derived.headingMeasurementNoise2 / dt
         if settings.headingRotationRateScale > 0 {
@@ -464,6 +485,19 @@ public struct FusionFilter: Sendable {
     }
 }
 
+/// `q.rotationMatrix` (device → reference) with the same arithmetic, inlined into the hot path
+/// (the `MotionSamples` property is a call that returns the matrix through memory).
+@inline(__always)
+func inlinedRotationMatrix(_ q: Quaternion) -> Matrix3 {
+    let (ww, xx, yy, zz) = (q.w * q.w, q.x * q.x, q.y * q.y, q.z * q.z)
+    let (xy, xz, yz, wx, wy, wz) = (q.x * q.y, q.x * q.z, q.y * q.z, q.w * q.x, q.w * q.y, q.w * q.z)
+    return Matrix3(
+        ww + xx - yy - zz, 2 * (xy - wz), 2 * (xz + wy),
+        2 * (xy + wz), ww - xx + yy - zz, 2 * (yz - wx),
+        2 * (xz - wy), 2 * (yz + wx), ww - xx - yy + zz
+    )
+}
+
 /// `atan2(y, x)` with a series for the small angles of heading innovations (|y| < x/4: error
 /// below 3·10⁻⁸ rad), `atan2` otherwise.
 @inline(__always)
@@ -477,13 +511,13 @@ func smallAngleAtan2(_ y: Double, _ x: Double) -> Double {
 
 extension FusionFilter {
     /// Calibration accuracy of ``calibratedMagneticField``; `.uncalibrated` without a magnetometer.
-    public var magnetometerCalibrationAccuracy: MagnetometerCalibrationAccuracy {
+    @inline(__always) public var magnetometerCalibrationAccuracy: MagnetometerCalibrationAccuracy {
         hasMagnetometer ? calibrator.calibration.accuracy : .uncalibrated
     }
 
     /// Whether the magnetometer calibration needs the device to be turned about several axes
     /// (Apple reports `CMErrorDeviceRequiresMovement` once when this becomes true).
-    public var needsCalibrationMovement: Bool {
+    @inline(__always) public var needsCalibrationMovement: Bool {
         hasMagnetometer && calibrator.calibration.accuracy <= .low
     }
 

@@ -14,18 +14,43 @@ import MotionSamples
 /// (no peak), vibration (averaged away at 25 Hz) and isolated taps (no repetition) do not qualify.
 ///
 /// Fixed-size storage (`InlineArray`): no allocation, about 2 × 40 multiply-adds 25 times a second.
+/// The histories are kept twice over (positions `i` and `i + lagCount`) and component by component,
+/// so that the lags of one update are one contiguous run of memory (no wrap-around, vectorisable).
 struct GaitDetector: Sendable {
     /// Decimated sample period, seconds.
     static let samplePeriod = 0.04
     /// Number of lags kept (lag k = k decimated samples): up to 1.56 s.
     static let lagCount = 40
 
-    private var history = InlineArray<40, Double>(repeating: 0)
+    /// The settings the detector reads, copied out of ``FusionFilter/Settings`` once (passing the
+    /// whole settings struct from a mutating method copies it on every call).
+    struct Parameters: Sendable {
+        var correlationTime: Double
+        var minimumAmplitude: Double
+        var periodicityThreshold: Double
+        var rotationPeriodicityThreshold: Double
+        var onsetTime: Double
+        var offsetTime: Double
+
+        init(_ s: FusionFilter.Settings) {
+            correlationTime = s.gaitCorrelationTime
+            minimumAmplitude = s.gaitMinimumAmplitude
+            periodicityThreshold = s.gaitPeriodicityThreshold
+            rotationPeriodicityThreshold = s.gaitRotationPeriodicityThreshold
+            onsetTime = s.gaitOnsetTime
+            offsetTime = s.gaitOffsetTime
+        }
+    }
+
+    /// Newest sample at `newest` (and `newest + lagCount`); lag k at `newest + k`.
+    private var history = InlineArray<80, Double>(repeating: 0)
+    private var rotationX = InlineArray<80, Double>(repeating: 0)
+    private var rotationY = InlineArray<80, Double>(repeating: 0)
+    private var rotationZ = InlineArray<80, Double>(repeating: 0)
     private var correlation = InlineArray<40, Double>(repeating: 0)
-    private var rotationHistory = InlineArray<40, Vector3>(repeating: .zero)
     private var rotationCorrelation = InlineArray<40, Double>(repeating: 0)
-    private var rotationSum = Vector3.zero
-    private var head = 0
+    private var rotationSum = Vector3(0, 0, 0)
+    private var newest = 0
     private var evaluationToggle = false
     private var pendingEvaluation = 0.0
     private var filled = 0
@@ -62,7 +87,7 @@ struct GaitDetector: Sendable {
     /// Adds one reading: `norm` the vertical specific force (or its magnitude), g, and the
     /// bias-corrected `rotationRate`, rad/s, held for `interval` seconds.
     @inline(__always)
-    mutating func add(norm: Double, rotationRate: Vector3, interval: Double, settings: FusionFilter.Settings) {
+    mutating func add(norm: Double, rotationRate: Vector3, interval: Double, parameters: Parameters) {
         sum += norm
         rotationSum += rotationRate
         count += 1
@@ -72,58 +97,80 @@ struct GaitDetector: Sendable {
         let w = rotationSum / Double(count)
         let dt = elapsed
         sum = 0
-        rotationSum = .zero
+        rotationSum = Vector3(0, 0, 0)
         count = 0
         elapsed = 0
-        push(x, rotation: w, interval: dt, settings: settings)
+        push(x, rotation: w, interval: dt, parameters: parameters)
     }
 
-    private mutating func push(_ value: Double, rotation w: Vector3, interval dt: Double, settings: FusionFilter.Settings) {
+    private mutating func push(_ value: Double, rotation w: Vector3, interval dt: Double, parameters p: Parameters) {
         if !hasMean {
             mean = value
             hasMean = true
         }
-        if abs(dt - gainInterval) > 0.02 * gainInterval || settings.gaitCorrelationTime != gainCorrelationTime {
+        if abs(dt - gainInterval) > 0.02 * gainInterval || p.correlationTime != gainCorrelationTime {
             meanGain = firstOrderGain(timeConstant: 2.0, samplePeriod: dt)
-            forgetGain = firstOrderGain(timeConstant: settings.gaitCorrelationTime, samplePeriod: dt)
+            forgetGain = firstOrderGain(timeConstant: p.correlationTime, samplePeriod: dt)
             gainInterval = dt
-            gainCorrelationTime = settings.gaitCorrelationTime
+            gainCorrelationTime = p.correlationTime
         }
         mean += meanGain * (value - mean)
         let x = value - mean
-        history[head] = x
-        rotationHistory[head] = w
+        newest = newest == 0 ? Self.lagCount - 1 : newest - 1
+        let mirror = newest + Self.lagCount
+        history[newest] = x
+        history[mirror] = x
+        rotationX[newest] = w.x
+        rotationX[mirror] = w.x
+        rotationY[newest] = w.y
+        rotationY[mirror] = w.y
+        rotationZ[newest] = w.z
+        rotationZ[mirror] = w.z
         let forget = forgetGain
         filled = min(filled + 1, Self.lagCount)
-        // R[k] ← R[k] + g (x[n] x[n−k] − R[k]) for the lags with history.
-        // Lag k reads ring index head − k: first head…0, then lagCount−1 downwards (no branch per lag).
-        let firstPart = min(filled, head + 1)
-        for k in 0..<firstPart {
-            let index = head - k
-            correlation[k] += forget * (x * history[index] - correlation[k])
-            let v = rotationHistory[index]
-            rotationCorrelation[k] += forget * (w.x * v.x + w.y * v.y + w.z * v.z - rotationCorrelation[k])
+        // R[k] ← R[k] + g (x[n] x[n−k] − R[k]) for the lags with history; x[n−k] sits at newest + k
+        // (newest < lagCount and k < lagCount, so the index stays below 2 lagCount).
+        // Two lags at a time (SIMD2: the same operations in each lane, so the same results).
+        let n = filled, base = newest
+        let g2 = SIMD2(repeating: forget), x2 = SIMD2(repeating: x)
+        let wx = SIMD2(repeating: w.x), wy = SIMD2(repeating: w.y), wz = SIMD2(repeating: w.z)
+        var k = 0
+        while k + 1 < n {
+            let i = base + k
+            let h = unsafe SIMD2(history[unchecked: i], history[unchecked: i + 1])
+            var c = unsafe SIMD2(correlation[unchecked: k], correlation[unchecked: k + 1])
+            c += g2 * (x2 * h - c)
+            unsafe correlation[unchecked: k] = c.x
+            unsafe correlation[unchecked: k + 1] = c.y
+            let rx = unsafe SIMD2(rotationX[unchecked: i], rotationX[unchecked: i + 1])
+            let ry = unsafe SIMD2(rotationY[unchecked: i], rotationY[unchecked: i + 1])
+            let rz = unsafe SIMD2(rotationZ[unchecked: i], rotationZ[unchecked: i + 1])
+            let dot = wx * rx + wy * ry + wz * rz
+            var r = unsafe SIMD2(rotationCorrelation[unchecked: k], rotationCorrelation[unchecked: k + 1])
+            r += g2 * (dot - r)
+            unsafe rotationCorrelation[unchecked: k] = r.x
+            unsafe rotationCorrelation[unchecked: k + 1] = r.y
+            k += 2
         }
-        for k in firstPart..<filled {
-            let index = head - k + Self.lagCount
-            correlation[k] += forget * (x * history[index] - correlation[k])
-            let v = rotationHistory[index]
-            rotationCorrelation[k] += forget * (w.x * v.x + w.y * v.y + w.z * v.z - rotationCorrelation[k])
+        if k < n {
+            let i = base + k
+            unsafe correlation[unchecked: k] += forget * (x * history[unchecked: i] - correlation[unchecked: k])
+            let dot = unsafe w.x * rotationX[unchecked: i] + w.y * rotationY[unchecked: i] + w.z * rotationZ[unchecked: i]
+            unsafe rotationCorrelation[unchecked: k] += forget * (dot - rotationCorrelation[unchecked: k])
         }
-        head = head + 1 == Self.lagCount ? 0 : head + 1
         // The peak search runs every other sample (12.5 Hz): the onset takes seconds anyway.
         pendingEvaluation += dt
         evaluationToggle.toggle()
         if evaluationToggle {
-            evaluate(interval: pendingEvaluation, settings: settings)
+            evaluate(interval: pendingEvaluation, parameters: p)
             pendingEvaluation = 0
         }
     }
 
-    private mutating func evaluate(interval dt: Double, settings: FusionFilter.Settings) {
+    private mutating func evaluate(interval dt: Double, parameters p: Parameters) {
         let r0 = correlation[0]
         var best = -1.0, bestLag = 0
-        if filled == Self.lagCount, r0 > settings.gaitMinimumAmplitude * settings.gaitMinimumAmplitude {
+        if filled == Self.lagCount, r0 > p.minimumAmplitude * p.minimumAmplitude {
             // Raw correlations are compared (r0 > 0 keeps the order); one division at the end.
             let first = max(2, Int((0.3 / Self.samplePeriod).rounded(.down)))
             let depth = 0.3 * r0
@@ -149,15 +196,15 @@ struct GaitDetector: Sendable {
         // need not (BROAD's periodic translations: 0.04–0.70 at the acceleration's period, walking
         // and running in a pocket 0.78–0.94).
         // The rotation decides the onset only: once walking, turns and uneven ground may change it.
-        let holds = best >= settings.gaitPeriodicityThreshold
-            && (isWalking || rotationAtPeriod >= settings.gaitRotationPeriodicityThreshold)
+        let holds = best >= p.periodicityThreshold
+            && (isWalking || rotationAtPeriod >= p.rotationPeriodicityThreshold)
         if holds {
             conditionTime = conditionTime > 0 ? conditionTime + dt : dt
         } else {
             conditionTime = conditionTime < 0 ? conditionTime - dt : -dt
         }
-        if !isWalking && conditionTime >= settings.gaitOnsetTime { isWalking = true }
-        if isWalking && conditionTime <= -settings.gaitOffsetTime { isWalking = false }
+        if !isWalking && conditionTime >= p.onsetTime { isWalking = true }
+        if isWalking && conditionTime <= -p.offsetTime { isWalking = false }
     }
 
     /// Forgets everything (after a gap).

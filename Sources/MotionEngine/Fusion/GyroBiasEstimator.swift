@@ -56,13 +56,33 @@ struct GyroBiasEstimator: Sendable {
     @inline(__always)
     mutating func update(h: Vector3, z: Double, variance r: Double) {
         let ph = covariance * h  // P_bb h
-        let s = h.dot(ph) + r
+        update(ph: ph, hph: h.dot(ph), hb: h.dot(bias), pdh: cross.dot(h), z: z, variance: r)
+    }
+
+    /// ``update(h:z:variance:)`` for `h` the unit vector of device axis `axis` (0, 1, 2: x, y, z):
+    /// the same arithmetic without the products with zeros (the results are identical).
+    @inline(__always)
+    mutating func update(axis: Int, z: Double, variance r: Double) {
+        let c = covariance
+        let ph: Vector3
+        let hph: Double, hb: Double, pdh: Double
+        switch axis {
+        case 0: ph = Vector3(c.m11, c.m21, c.m31); hph = ph.x; hb = bias.x; pdh = cross.x
+        case 1: ph = Vector3(c.m12, c.m22, c.m32); hph = ph.y; hb = bias.y; pdh = cross.y
+        default: ph = Vector3(c.m13, c.m23, c.m33); hph = ph.z; hb = bias.z; pdh = cross.z
+        }
+        update(ph: ph, hph: hph, hb: hb, pdh: pdh, z: z, variance: r)
+    }
+
+    /// The measurement update given `P_bb h` (`ph`), `hᵀ P_bb h` (`hph`), `h·bias` (`hb`) and `P_δb h` (`pdh`).
+    @inline(__always)
+    private mutating func update(ph: Vector3, hph: Double, hb: Double, pdh: Double, z: Double, variance r: Double) {
+        let s = hph + r
         guard s > 0, s.isFinite else { return }
-        let innovation = z - h.dot(bias)
+        let innovation = z - hb
         guard innovation.isFinite else { return }
         let kb = ph / s
         bias += kb * innovation
-        let pdh = cross.dot(h)  // P_δb h
         if hasHeading {
             let kd = pdh / s
             headingOffset = wrapAngle(headingOffset + kd * innovation)

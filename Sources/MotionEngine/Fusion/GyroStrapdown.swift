@@ -26,12 +26,23 @@ struct GyroStrapdown: Sendable {
     static func increment(_ v: Vector3) -> Quaternion {
         let a2 = v.normSquared
         if a2 < 0.0025 {
-            // cos(a/2) and sin(a/2)/a to O(a⁸): error below 1e-16 for a < 0.05 rad.
-            let c = 1 - a2 / 8 + a2 * a2 / 384 - a2 * a2 * a2 / 46080
-            let s = 0.5 - a2 / 48 + a2 * a2 / 3840 - a2 * a2 * a2 / 645120
+            let c = halfAngleCosine(a2), s = halfAngleSineOverAngle(a2)
             return Quaternion(w: c, x: v.x * s, y: v.y * s, z: v.z * s)
         }
         return Quaternion(rotationVector: v)
+    }
+
+    /// cos(a/2) for a rotation angle a given as `a2` = a² (a < 0.05 rad), to O(a⁸): error below 1e-16.
+    /// (Horner form with the reciprocal coefficients: multiplications only, no division.)
+    @inline(__always)
+    static func halfAngleCosine(_ a2: Double) -> Double {
+        1 - a2 * (1.0 / 8 - a2 * (1.0 / 384 - a2 * (1.0 / 46080)))
+    }
+
+    /// sin(a/2)/a for `a2` = a² (a < 0.05 rad), to O(a⁸): error below 1e-16.
+    @inline(__always)
+    static func halfAngleSineOverAngle(_ a2: Double) -> Double {
+        0.5 - a2 * (1.0 / 48 - a2 * (1.0 / 3840 - a2 * (1.0 / 645120)))
     }
 }
 
@@ -48,13 +59,25 @@ extension Quaternion {
 }
 
 /// Hamilton product `a ⊗ b`, always inlined (the hot path's own copy of `Quaternion.*`).
-@inline(__always)
+@inlinable @inline(__always)
 func product(_ a: Quaternion, _ b: Quaternion) -> Quaternion {
     Quaternion(
         w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
         x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
         y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
         z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w
+    )
+}
+
+/// `h ⊗ q` for a rotation `h` about z (`h.x = h.y = 0`): ``product(_:_:)`` without the zero terms
+/// (the same result).
+@inlinable @inline(__always)
+func headingProduct(_ h: Quaternion, _ q: Quaternion) -> Quaternion {
+    Quaternion(
+        w: h.w * q.w - h.z * q.z,
+        x: h.w * q.x - h.z * q.y,
+        y: h.w * q.y + h.z * q.x,
+        z: h.w * q.z + h.z * q.w
     )
 }
 

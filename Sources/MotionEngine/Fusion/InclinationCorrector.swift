@@ -45,11 +45,14 @@ struct InclinationCorrector: Sendable {
             lastStep = .zero
             return
         }
-        let ux = u.x / n, uy = u.y / n, uz = u.z / n
+        let inverse = 1 / n
+        let ux = u.x * inverse, uy = u.y * inverse, uz = u.z * inverse
         // Smallest rotation taking u to +z: axis u × z = (uy, −ux, 0), q = normalise(1 + uz, uy, −ux, 0).
+        // The step is not normalised on its own: its length (√(2(1 + uz)) ≥ 0.014) scales the product,
+        // and the product is normalised anyway (one square root per correction instead of two).
         let step: Quaternion
         if uz > -0.9999 {
-            step = Quaternion(w: 1 + uz, x: uy, y: -ux, z: 0).normalizedFast
+            step = Quaternion(w: 1 + uz, x: uy, y: -ux, z: 0)
         } else {
             // Upside down: any horizontal axis works; take x.
             step = Quaternion(w: 0, x: 1, y: 0, z: 0)

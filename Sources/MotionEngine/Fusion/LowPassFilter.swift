@@ -68,9 +68,11 @@ struct LowPassVector3: Sendable {
             }
             return value
         }
-        let y = x * c.b0 + s1
-        s1 = x * c.b1 - y * c.a1 + s2
-        s2 = x * c.b2 - y * c.a2
+        // b1 = 2 b0 and b2 = b0 exactly: x·b1 = 2 (x·b0) and x·b2 = x·b0 to the bit.
+        let xb = x * c.b0
+        let y = xb + s1
+        s1 = (xb + xb) - y * c.a1 + s2
+        s2 = xb - y * c.a2
         value = y
         return y
     }

@@ -33,6 +33,32 @@ struct MagneticDisturbanceDetector: Sendable {
     var currentGain = 1.0
     var referenceGain = 1.0
 
+    /// The settings the detector reads, copied out of ``FusionFilter/Settings`` once (passing the
+    /// whole settings struct from a mutating method copies it on every call).
+    struct Parameters: Sendable {
+        var currentTimeConstant: Double
+        var referenceTimeConstant: Double
+        var normThreshold: Double
+        var dipThreshold: Double
+        var minimumUndisturbedTime: Double
+        var rejectionFactor: Double
+        var newFieldMinimumRotationRate: Double
+        var newFieldTime: Double
+        var firstNewFieldTime: Double
+
+        init(_ s: FusionFilter.Settings) {
+            currentTimeConstant = s.magneticCurrentTimeConstant
+            referenceTimeConstant = s.magneticReferenceTimeConstant
+            normThreshold = s.magneticNormThreshold
+            dipThreshold = s.magneticDipThreshold
+            minimumUndisturbedTime = s.magneticMinimumUndisturbedTime
+            rejectionFactor = s.magneticRejectionFactor
+            newFieldMinimumRotationRate = s.magneticNewFieldMinimumRotationRate
+            newFieldTime = s.magneticNewFieldTime
+            firstNewFieldTime = s.magneticFirstNewFieldTime
+        }
+    }
+
     /// Whether two dips, given by their sines, differ by less than `threshold` radians (to first
     /// order: |Δ sin| < threshold · cos(dip)).
     @inline(__always)
@@ -54,15 +80,16 @@ struct MagneticDisturbanceDetector: Sendable {
     /// Updates with one field sample. `rotationRateSquared` is the squared norm of the
     /// bias-corrected gyro, (rad/s)².
     mutating func update(
-        fieldInEarth m: Vector3, interval dt: Double, rotationRateSquared: Double, settings s: FusionFilter.Settings
+        fieldInEarth m: Vector3, interval dt: Double, rotationRateSquared: Double, parameters s: Parameters
     ) {
         let n = m.norm
         guard n > 0 else { return }
         let dip = -m.z / n
-        if dt != gainInterval {
+        // Intervals that differ only by timestamp rounding (< 1 ppm) keep the gains (two exp()).
+        if abs(dt - gainInterval) > 1e-6 * gainInterval {
             gainInterval = dt
-            currentGain = firstOrderGain(timeConstant: s.magneticCurrentTimeConstant, samplePeriod: dt)
-            referenceGain = firstOrderGain(timeConstant: s.magneticReferenceTimeConstant, samplePeriod: dt)
+            currentGain = firstOrderGain(timeConstant: s.currentTimeConstant, samplePeriod: dt)
+            referenceGain = firstOrderGain(timeConstant: s.referenceTimeConstant, samplePeriod: dt)
         }
         if !hasCurrent {
             currentNorm = n
@@ -80,13 +107,13 @@ struct MagneticDisturbanceDetector: Sendable {
             candidateNorm = currentNorm
             candidateDipSine = currentDipSine
         }
-        let consistent = abs(currentNorm - referenceNorm) < s.magneticNormThreshold * referenceNorm
-            && Self.dipsAgree(currentDipSine, referenceDipSine, threshold: s.magneticDipThreshold)
+        let consistent = abs(currentNorm - referenceNorm) < s.normThreshold * referenceNorm
+            && Self.dipsAgree(currentDipSine, referenceDipSine, threshold: s.dipThreshold)
         if consistent {
             undisturbedTime += dt
-            if undisturbedTime >= s.magneticMinimumUndisturbedTime {
+            if undisturbedTime >= s.minimumUndisturbedTime {
                 isDisturbed = false
-                rejectionTime = max(0, rejectionTime - s.magneticRejectionFactor * dt)
+                rejectionTime = max(0, rejectionTime - s.rejectionFactor * dt)
             }
             let k = referenceGain
             referenceNorm += k * (currentNorm - referenceNorm)
@@ -99,10 +126,10 @@ struct MagneticDisturbanceDetector: Sendable {
             isDisturbed = true
             rejectionTime += dt
             // Track a candidate new field: it must stay consistent with itself while the device turns.
-            let sameAsCandidate = abs(currentNorm - candidateNorm) < s.magneticNormThreshold * candidateNorm
-                && Self.dipsAgree(currentDipSine, candidateDipSine, threshold: s.magneticDipThreshold)
+            let sameAsCandidate = abs(currentNorm - candidateNorm) < s.normThreshold * candidateNorm
+                && Self.dipsAgree(currentDipSine, candidateDipSine, threshold: s.dipThreshold)
             if sameAsCandidate {
-                if rotationRateSquared >= s.magneticNewFieldMinimumRotationRate * s.magneticNewFieldMinimumRotationRate {
+                if rotationRateSquared >= s.newFieldMinimumRotationRate * s.newFieldMinimumRotationRate {
                     candidateTime += dt
                 }
                 let k = referenceGain
@@ -113,14 +140,14 @@ struct MagneticDisturbanceDetector: Sendable {
                 candidateNorm = currentNorm
                 candidateDipSine = currentDipSine
             }
-            let needed = acceptedNewField ? s.magneticNewFieldTime : s.magneticFirstNewFieldTime
+            let needed = acceptedNewField ? s.newFieldTime : s.firstNewFieldTime
             if candidateTime >= needed {
                 referenceNorm = candidateNorm
                 referenceDipSine = candidateDipSine
                 acceptedNewField = true
                 isDisturbed = false
                 rejectionTime = 0
-                undisturbedTime = s.magneticMinimumUndisturbedTime
+                undisturbedTime = s.minimumUndisturbedTime
                 candidateTime = 0
             }
         }

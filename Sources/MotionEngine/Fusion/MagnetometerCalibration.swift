@@ -93,7 +93,8 @@ struct MagnetometerCalibrator: Sendable {
 
     /// Adds one raw sample `m` (µT) with the device's up vector `up` (unit, device axes).
     mutating func add(raw m: Vector3, up u: Vector3, interval dt: Double, window: Double) {
-        if dt != forgettingInterval {
+        // Intervals that differ only by timestamp rounding (< 1 ppm) keep the factor (an exp()).
+        if abs(dt - forgettingInterval) > 1e-6 * forgettingInterval {
             forgettingInterval = dt
             forgetting = exp(-dt / window)
         }

@@ -22,6 +22,7 @@ struct RestDetector: Sendable {
     /// Low-passed gyro reading, rad/s (the bias measurement at rest).
     var filteredGyro: Vector3 { gyroFilter.value }
 
+    @inline(__always)
     mutating func updateGyroscope(
         _ rate: Vector3, interval: Double, timeConstant: Double, threshold: Double, minimumTime: Double
     ) {
@@ -38,6 +39,7 @@ struct RestDetector: Sendable {
         isAtRest = quietTime >= minimumTime
     }
 
+    @inline(__always)
     mutating func updateAccelerometer(_ acceleration: Vector3, interval: Double, timeConstant: Double, threshold: Double) {
         if accelerometerCoefficients.map({ !$0.matches(samplePeriod: interval) }) ?? true {
             accelerometerCoefficients = ButterworthCoefficients(timeConstant: timeConstant, samplePeriod: interval)

@@ -50,22 +50,31 @@ public enum ActivityEvaluation {
     /// The three MotionSense classes: walking (stairs included), running (jogging), stationary (sitting, standing).
     public static let motionSenseClasses: [ActivityClass] = [.stationary, .walking, .running]
 
-    /// QROWD cross-user splits: train on one user (plus, when `withMotionSense`, all of MotionSense), test on the other.
-    public static func qrowdCrossUser(trainUser: String, testUser: String, withMotionSense: Bool) -> Split {
-        Split(
-            name: "QROWD user \(trainUser) → user \(testUser)" + (withMotionSense ? " (training adds MotionSense)" : " (QROWD only)"),
+    /// QROWD cross-user splits: train on one user (plus, when `withMotionSense`, all of MotionSense, and
+    /// when `withOxford`, all of the Oxford walks), test on the other.
+    public static func qrowdCrossUser(trainUser: String, testUser: String, withMotionSense: Bool, withOxford: Bool = false) -> Split {
+        let added = withMotionSense && withOxford ? " (training adds MotionSense and the Oxford walks)"
+            : withMotionSense ? " (training adds MotionSense)" : withOxford ? " (training adds the Oxford walks)" : " (QROWD only)"
+        return Split(
+            name: "QROWD user \(trainUser) → user \(testUser)" + added,
             scoredClasses: ActivityClass.allCases,
-            isTraining: { ($0.dataset == "qrowd" && $0.subject == trainUser) || (withMotionSense && $0.dataset == "motionsense") },
+            isTraining: {
+                ($0.dataset == "qrowd" && $0.subject == trainUser) || (withMotionSense && $0.dataset == "motionsense")
+                    || (withOxford && $0.dataset == "oxford")
+            },
             isTest: { $0.isOriginal && $0.dataset == "qrowd" && $0.subject == testUser }
         )
     }
 
     /// MotionSense leave-one-subject-out: train on QROWD and the other MotionSense subjects, test on `subject`.
-    public static func motionSenseHoldOut(subject: String, withQROWD: Bool = true) -> Split {
+    public static func motionSenseHoldOut(subject: String, withQROWD: Bool = true, withOxford: Bool = false) -> Split {
         Split(
-            name: "MotionSense subject \(subject) held out" + (withQROWD ? "" : " (MotionSense only)"),
+            name: "MotionSense subject \(subject) held out" + (withQROWD ? "" : " (MotionSense only)") + (withOxford ? " (training adds the Oxford walks)" : ""),
             scoredClasses: motionSenseClasses,
-            isTraining: { (withQROWD && $0.dataset == "qrowd") || ($0.dataset == "motionsense" && $0.subject != subject) },
+            isTraining: {
+                (withQROWD && $0.dataset == "qrowd") || ($0.dataset == "motionsense" && $0.subject != subject)
+                    || (withOxford && $0.dataset == "oxford")
+            },
             isTest: { $0.isOriginal && $0.dataset == "motionsense" && $0.subject == subject }
         )
     }
@@ -183,20 +192,21 @@ public enum ActivityEvaluation {
 
     /// Leave-one-subject-out over every MotionSense subject in the table, pooled into one confusion matrix.
     public static func motionSenseLeaveOneSubjectOut(
-        table: ActivityFeatureTable, withQROWD: Bool = true, parameters: ActivityForest.TrainingParameters = .shipped
+        table: ActivityFeatureTable, withQROWD: Bool = true, withOxford: Bool = false,
+        parameters: ActivityForest.TrainingParameters = .shipped
     ) throws -> Result {
         let subjects = Set(table.rows(dataset: "motionsense").map(\.subject)).sorted { (Int($0) ?? 0, $0) < (Int($1) ?? 0, $1) }
         var pooled = ActivityConfusion()
         var pooledTracked = ActivityConfusion()
         var trainingRows = 0
         for s in subjects {
-            let r = try evaluate(motionSenseHoldOut(subject: s, withQROWD: withQROWD), table: table, parameters: parameters)
+            let r = try evaluate(motionSenseHoldOut(subject: s, withQROWD: withQROWD, withOxford: withOxford), table: table, parameters: parameters)
             pooled.merge(r.confusion)
             pooledTracked.merge(r.trackedConfusion)
             trainingRows = max(trainingRows, r.trainingRows)
         }
         return Result(
-            name: "MotionSense leave-one-subject-out (subjects \(subjects.joined(separator: ", ")))" + (withQROWD ? ", training adds QROWD" : ", MotionSense only"),
+            name: "MotionSense leave-one-subject-out (subjects \(subjects.joined(separator: ", ")))" + (withQROWD ? ", training adds QROWD" : ", MotionSense only") + (withOxford ? " and the Oxford walks" : ""),
             scoredClasses: motionSenseClasses, confusion: pooled, trackedConfusion: pooledTracked, trainingRows: trainingRows)
     }
 }

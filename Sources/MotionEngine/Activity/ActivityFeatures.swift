@@ -55,17 +55,9 @@ public enum ActivityFeature: Int, CaseIterable, Sendable, Hashable, Codable, Cus
     /// of the magnitude signal, independent of its amplitude (a cadence cue that does not depend on how
     /// hard the person steps or how loosely the phone sits).
     case logMagnitudeFrequency
-    /// Normalised autocorrelation of |a| (mean removed) at half the period of the acceleration
-    /// direction's oscillation, in [−1, 1]. The period is the lag of the highest autocorrelation of the
-    /// unit acceleration direction (mean removed) for lags 0.4–2 s. A walker's phone tilts once per
-    /// stride (two steps) while |a| peaks at every step, so |a| half a tilt period later is alike
-    /// (Oxford's in-hand, armband, swinging-arm walks: median 0.48–0.79); a pedalling thigh tilts and
-    /// bounces once per pedal stroke, so half a period later |a| is opposite (QROWD cycling: median
-    /// −0.22 and −0.35). Accelerometer-only, so it works without a gyroscope.
-    case magnitudeCorrelationAtHalfTiltPeriod
 
     /// Number of features.
-    public static let count = 22
+    public static let count = 21
 
     /// The camel-case name used in the feature table and the model file.
     public var description: String {
@@ -91,7 +83,6 @@ public enum ActivityFeature: Int, CaseIterable, Sendable, Hashable, Codable, Cus
         case .verticalSkewness: "verticalSkewness"
         case .logVerticalKurtosis: "logVerticalKurtosis"
         case .logMagnitudeFrequency: "logMagnitudeFrequency"
-        case .magnitudeCorrelationAtHalfTiltPeriod: "magnitudeCorrelationAtHalfTiltPeriod"
         }
     }
 }
@@ -125,9 +116,6 @@ public struct ActivityFeatures: Sendable {
     private var wy: [Double]
     private var wz: [Double]
     private var magnitude: [Double]
-    private var directionX: [Double]
-    private var directionY: [Double]
-    private var directionZ: [Double]
     private var vertical: [Double]
     private var sorted: [Double]
     private var re: [Double]
@@ -147,9 +135,6 @@ public struct ActivityFeatures: Sendable {
         wy = ringX
         wz = ringX
         magnitude = ringX
-        directionX = ringX
-        directionY = ringX
-        directionZ = ringX
         vertical = ringX
         sorted = ringX
         re = ringX
@@ -212,17 +197,10 @@ public struct ActivityFeatures: Sendable {
             let m = (wx[i] * wx[i] + wy[i] * wy[i] + wz[i] * wz[i]).squareRoot()
             magnitude[i] = m
             if m > 1e-9 {
-                directionX[i] = wx[i] / m
-                directionY[i] = wy[i] / m
-                directionZ[i] = wz[i] / m
-            } else {
-                directionX[i] = 0
-                directionY[i] = 0
-                directionZ[i] = 0
+                ux += wx[i] / m
+                uy += wy[i] / m
+                uz += wz[i] / m
             }
-            ux += directionX[i]
-            uy += directionY[i]
-            uz += directionZ[i]
         }
         gx /= nd
         gy /= nd
@@ -404,39 +382,7 @@ public struct ActivityFeatures: Sendable {
         }
         out[ActivityFeature.autocorrelationPeak.rawValue] = bestCorrelation
         out[ActivityFeature.autocorrelationLag.rawValue] = Double(bestLag) / fs
-
-        // Period of the direction's oscillation: the lag of the highest autocorrelation of the unit
-        // direction (mean removed), 0.4–2 s; then |a|'s autocorrelation at half that lag.
-        let mx = ux / nd, my = uy / nd, mz = uz / nd
-        for i in 0..<n {
-            directionX[i] -= mx
-            directionY[i] -= my
-            directionZ[i] -= mz
-        }
-        var tiltLag = Self.tiltLagRange.lowerBound
-        var tiltBest = -Double.infinity
-        for lag in Self.tiltLagRange {
-            var s = 0.0
-            for i in 0..<(n - lag) {
-                s += directionX[i] * directionX[i + lag] + directionY[i] * directionY[i + lag] + directionZ[i] * directionZ[i + lag]
-            }
-            if s > tiltBest {
-                tiltBest = s
-                tiltLag = lag
-            }
-        }
-        var halfPeriodCorrelation = 0.0
-        if energy > 1e-18 {
-            let half = (tiltLag + 1) / 2
-            var s = 0.0
-            for i in 0..<(n - half) { s += (magnitude[i] - meanM) * (magnitude[i + half] - meanM) }
-            halfPeriodCorrelation = s / energy
-        }
-        out[ActivityFeature.magnitudeCorrelationAtHalfTiltPeriod.rawValue] = halfPeriodCorrelation
     }
-
-    /// Lags searched for the direction's period, samples (0.68–2 s at 25 Hz).
-    private static let tiltLagRange = 17...50
 
     /// Iterative radix-2 FFT of (re, im), already in bit-reversed order.
     private mutating func fftInPlace() {

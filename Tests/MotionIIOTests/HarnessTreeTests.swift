@@ -27,7 +27,8 @@ struct HarnessTreeTests {
         // push-accelerometer: every sample at 100 Hz for 2 s.
         let c = Collector()
         device.run([.accelerometer: 100], sink: c.sink, events: c.eventSink)
-        Thread.sleep(forTimeInterval: 0.3)  // start-up
+        // Start-up (waited for: its length on a loaded machine is not what is counted).
+        #expect(waitUntil(5) { c.count(.accelerometer) > 0 }, "\(mode): no sample within 5 s")
         c.clear()
         Thread.sleep(forTimeInterval: 2)
         let accel = c.of(.accelerometer)
@@ -42,7 +43,7 @@ struct HarnessTreeTests {
 
         // push-gyro-magnetometer: 50 Hz each for 1.5 s, ≥ 50 samples, |B| within 10–300 µT.
         device.run([.gyroscope: 50, .magnetometer: 50], sink: c.sink, events: c.eventSink)
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(waitUntil(5) { c.count(.gyroscope) > 0 && c.count(.magnetometer) > 0 }, "\(mode): no gyro or magnetometer sample within 5 s")
         c.clear()
         Thread.sleep(forTimeInterval: 1.5)
         device.stopAndWait()

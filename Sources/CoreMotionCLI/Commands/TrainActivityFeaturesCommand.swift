@@ -21,12 +21,17 @@ extension TrainActivityCommand {
         }
 
         func run() throws {
+            print(try csv(), terminator: "")
+        }
+
+        /// The CSV the command prints: a header (`start` and the feature names), then one line per window.
+        func csv() throws -> String {
             let recording = try RecordingReader.read(file)
             var out = "start," + ActivityFeature.allCases.map(\.description).joined(separator: ",") + "\n"
             for w in ActivityFeatureTable.windows(of: recording.accelerometer, hopSamples: hop) {
                 out += Output.fixed(w.start, 2) + "," + w.features.map { String($0) }.joined(separator: ",") + "\n"
             }
-            print(out, terminator: "")
+            return out
         }
     }
 }

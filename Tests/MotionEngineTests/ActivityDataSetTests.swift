@@ -4,8 +4,8 @@ import MotionRecordings
 import Testing
 import TestSupport
 
-/// Cross-subject evaluations on the committed training table (derived from QROWD and MotionSense; runs
-/// without the shared data), and checks on the raw data sets when they are present.
+/// Cross-subject evaluations on the committed training table (derived from QROWD, MotionSense and the
+/// Oxford walks; runs without the shared data), and checks on the raw data sets when they are present.
 @Suite("Activity on real data")
 struct ActivityDataSetTests {
     static func table() throws -> ActivityFeatureTable { try ActivityFeatureTable.read(ActivityModelTests.tablePath) }
@@ -61,19 +61,25 @@ struct ActivityDataSetTests {
 
     @Test(
         "the committed table is what the extraction computes from the raw data sets",
-        .enabled(if: TestData.has("qrowd") && TestData.has("motionsense"), Comment(rawValue: TestData.skipNotice("qrowd, motionsense"))))
+        .enabled(
+            if: TestData.has("qrowd") && TestData.has("motionsense") && TestData.has("oxford-step-counter"),
+            Comment(rawValue: TestData.skipNotice("qrowd, motionsense, oxford-step-counter"))))
     func tableReproducesFromRawData() throws {
         let committed = try Self.table()
         let original = ActivityAugmentation.Variant.original.name
-        // A sample of the recordings (all variants of each): one per data set and class.
+        // A sample of the recordings: one per data set and class (all variants of each; the Oxford walks
+        // are in the table unmodified only).
         let picks: [(dataset: String, url: URL, member: String)] = [
             ("qrowd", TestData.url("qrowd"), "cycling/user2"),
             ("qrowd", TestData.url("qrowd"), "vehicle/user1"),
             ("motionsense", TestData.url("motionsense/A_DeviceMotion_data_subjects_1_2_3_5.zip"), "jog_9/sub_3"),
+            ("oxford", TestData.url("oxford-step-counter/optimisation_data.zip"), "Samsung_Dario_Hard_ArmBand_1"),
         ]
         for pick in picks {
             let recording = try RecordingReader.read(pick.url, member: pick.member)
-            for variant in ActivityAugmentation.trainingVariants {
+            let variants = pick.dataset == "oxford" ? [.original] : ActivityAugmentation.trainingVariants
+            #expect(!committed.rows.filter { $0.dataset == pick.dataset && $0.recording == pick.member }.isEmpty, "\(pick.member)")
+            for variant in variants {
                 let hop = variant.name == original ? ActivityFeatureTable.trainingHopSamples : 2 * ActivityFeatureTable.trainingHopSamples
                 let fresh = ActivityFeatureTable.windows(of: ActivityAugmentation.apply(variant, to: recording.accelerometer), hopSamples: hop)
                 let rows = committed.rows.filter { $0.dataset == pick.dataset && $0.recording == pick.member && $0.variant == variant.name }
@@ -87,6 +93,54 @@ struct ActivityDataSetTests {
                 }
             }
         }
+    }
+
+    @Test("Oxford walks, each walker held out: walking in every carry position once the other walkers are in training")
+    func oxfordCarryPositionsHeldOut() throws {
+        let table = try Self.table()
+        let (result, positions) = try ActivityEvaluation.oxfordLeaveOneWalkerOut(table: table)
+        let share = Dictionary(uniqueKeysWithValues: positions.map { ($0.position, $0) })
+        // Window by window, each walker scored by a model trained on QROWD, MotionSense and the other two
+        // walkers (the candidate of docs/activity.md, not the shipped model). Measured: armband 0.992,
+        // in hand 0.851, swinging arm 0.833, neck pouch 0.997, purse 1.000, back pocket 0.983, front pocket 0.988.
+        let bounds: [String: Double] = [
+            "armband": 0.95, "inhand": 0.8, "swingingarm": 0.8, "neckpouch": 0.95, "purse": 0.95, "backpocket": 0.95, "frontpocket": 0.95,
+        ]
+        for (position, bound) in bounds {
+            let p = try #require(share[position], "no Oxford windows carried in \(position)")
+            #expect(p.walkingShare >= bound, "\(position): \(p.walkingShare)")
+        }
+        // Tracked states. Measured: in hand 0.911, swinging arm 0.917 (the other positions 0.965–1.000).
+        #expect(try #require(share["inhand"]).trackedWalkingShare >= 0.85)
+        #expect(try #require(share["swingingarm"]).trackedWalkingShare >= 0.85)
+        // Every Oxford window is walking, so the accuracy is walking's recall (pooled share). Measured: 0.939.
+        #expect(result.confusion.accuracy >= 0.92)
+    }
+
+    @Test(
+        "Oxford walks through the shipped model: pockets, purse and neck pouch read as walking",
+        .enabled(if: TestData.has("oxford-step-counter"), Comment(rawValue: TestData.skipNotice("oxford-step-counter"))))
+    func oxfordShippedModel() throws {
+        let url = TestData.url("oxford-step-counter/optimisation_data.zip")
+        let forest = try ActivityForest.bundled()
+        var windows: [String: Int] = [:], walking: [String: Int] = [:]
+        for member in try RecordingReader.members(of: url) {
+            let recording = try RecordingReader.read(url, member: member.name)
+            let position = ActivityEvaluation.oxfordCarryPosition(member.name)
+            for w in ActivityFeatureTable.windows(of: recording.accelerometer) {
+                windows[position, default: 0] += 1
+                if forest.probabilities(w.features).mostLikely == .walking { walking[position, default: 0] += 1 }
+            }
+        }
+        func share(_ p: String) -> Double { Double(walking[p, default: 0]) / Double(max(1, windows[p, default: 0])) }
+        #expect(windows.count == 7, "\(windows.keys.sorted())")
+        // Measured: back pocket 0.974, front pocket 0.970, purse 0.931, neck pouch 0.869 — the carry positions
+        // of the training data (pockets, bags). Not asserted, the known gap (docs/activity.md): armband 0.008,
+        // in hand 0.478, swinging arm 0.037.
+        #expect(share("backpocket") >= 0.95)
+        #expect(share("frontpocket") >= 0.95)
+        #expect(share("purse") >= 0.9)
+        #expect(share("neckpouch") >= 0.85)
     }
 
     @Test(

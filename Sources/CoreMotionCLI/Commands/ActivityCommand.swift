@@ -166,7 +166,7 @@ struct TrainActivityCommand: ParsableCommand {
         abstract: "Extract the activity training table, train the activity model, evaluate it on held-out subjects.",
         discussion: "See Training/activity/README.md. Run from the package root.",
         shouldDisplay: false,
-        subcommands: [Extract.self, Fit.self, Evaluate.self]
+        subcommands: [Extract.self, Fit.self, Evaluate.self, Features.self]
     )
 
     static let defaultTable = "Training/activity/features.csv"
@@ -174,9 +174,9 @@ struct TrainActivityCommand: ParsableCommand {
 
     struct Extract: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Compute the feature table from QROWD and MotionSense (with the augmented variants).")
+            abstract: "Compute the feature table from QROWD, MotionSense and the Oxford walks (with the augmented variants).")
 
-        @Option(help: "Folder holding qrowd/ and motionsense/ (default: $COREMOTION_DATA or ../shared/data).")
+        @Option(help: "Folder holding qrowd/, motionsense/ and oxford-step-counter/ (default: $COREMOTION_DATA or ../shared/data).")
         var data: String?
 
         @Option(help: "Table to write.")
@@ -186,26 +186,33 @@ struct TrainActivityCommand: ParsableCommand {
             let root = URL(fileURLWithPath: data ?? ProcessInfo.processInfo.environment["COREMOTION_DATA"] ?? "../shared/data")
             var table = ActivityFeatureTable(comments: [
                 "Activity training table of swift-core-motion: one row of window features per labelled window.",
-                "Derived from QROWD (users 1 and 2; MIT, QROWD/TR) and MotionSense (subjects 1, 2, 3, 5; MIT, mmalekzadeh/motion-sense).",
+                "Derived from QROWD (users 1 and 2; MIT, QROWD/TR), MotionSense (subjects 1, 2, 3, 5; MIT, mmalekzadeh/motion-sense) and the Oxford Step Counter walks (48, 7 carry positions; CC BY 4.0, Salvi et al., EMBC 2018).",
                 "Rebuild: swift run coremotion train-activity extract --data DATA_FOLDER (see Training/activity/README.md).",
                 "Windows: \(ActivityFeatures.windowLength) samples at \(Int(ActivityFeatures.sampleRate)) Hz; hop \(ActivityFeatureTable.trainingHopSamples) samples for original rows, \(2 * ActivityFeatureTable.trainingHopSamples) for augmented variants.",
-                "Variants: " + ActivityAugmentation.trainingVariants.map(\.name).joined(separator: ", ") + ".",
+                "Variants: " + ActivityAugmentation.trainingVariants.map(\.name).joined(separator: ", ") + "; the Oxford walks original only.",
             ])
             let sources: [(dataset: String, url: URL, subjectKey: String)] = [
                 ("qrowd", root.appendingPathComponent("qrowd"), "user"),
                 ("motionsense", root.appendingPathComponent("motionsense/A_DeviceMotion_data_subjects_1_2_3_5.zip"), "subject"),
+                ("oxford", root.appendingPathComponent("oxford-step-counter/optimisation_data.zip"), ""),
             ]
             for source in sources {
                 let members = try RecordingReader.members(of: source.url)
                 guard !members.isEmpty else { throw ValidationError("\(source.url.path): no recordings found") }
                 for member in members.sorted(by: { $0.name < $1.name }) {
-                    guard let activity = member.properties["activity"], let label = ActivityClass(label: activity) else {
+                    // Oxford: every recording is a walk (Device_Walker_Floor_Position_N); the walker is the subject.
+                    let isOxford = source.dataset == "oxford"
+                    guard let label = isOxford ? .walking : member.properties["activity"].flatMap(ActivityClass.init(label:)) else {
                         Output.note("skipped \(source.dataset) \(member.name): label \(member.properties["label"] ?? "none") names no activity class")
                         continue
                     }
-                    let subject = (member.properties[source.subjectKey] ?? "?").replacingOccurrences(of: "user", with: "")
+                    let nameParts = member.name.split(separator: "_")
+                    let subject = isOxford
+                        ? (nameParts.count >= 2 ? String(nameParts[1]) : "?")
+                        : (member.properties[source.subjectKey] ?? "?").replacingOccurrences(of: "user", with: "")
                     let recording = try RecordingReader.read(source.url, member: member.name)
-                    for variant in ActivityAugmentation.trainingVariants {
+                    // The Oxford walks add carry positions, not more walking: their original windows only.
+                    for variant in ActivityAugmentation.trainingVariants where !isOxford || variant == .original {
                         let hop = variant == .original ? ActivityFeatureTable.trainingHopSamples : 2 * ActivityFeatureTable.trainingHopSamples
                         let samples = ActivityAugmentation.apply(variant, to: recording.accelerometer)
                         for w in ActivityFeatureTable.windows(of: samples, hopSamples: hop) {
@@ -235,17 +242,22 @@ struct TrainActivityCommand: ParsableCommand {
         @Option(help: "Leave out DATASET or DATASET:SUBJECT from training (repeatable), e.g. qrowd:2.")
         var exclude: [String] = []
 
+        @Flag(help: "Train on the Oxford walks too (the candidate model of docs/activity.md; the shipped model leaves them out).")
+        var includeOxford = false
+
         @OptionGroup var forest: ForestOptions
 
         func run() throws {
             let table = try ActivityFeatureTable.read(URL(fileURLWithPath: features))
             let excluded = exclude.map { $0.split(separator: ":", maxSplits: 1).map(String.init) }
             let rows = table.rows.filter { row in
-                !excluded.contains { e in e[0] == row.dataset && (e.count == 1 || e[1] == row.subject) }
+                (includeOxford || !ActivityFeatureTable.isOutsideShippedTraining(row))
+                    && !excluded.contains { e in e[0] == row.dataset && (e.count == 1 || e[1] == row.subject) }
             }
             let parameters = forest.parameters
             let description = "\((features as NSString).lastPathComponent): \(rows.count) rows"
                 + (exclude.isEmpty ? "" : " (excluding \(exclude.joined(separator: ", ")))")
+                + (includeOxford ? " (Oxford walks included)" : "")
             let model = try ActivityForestTrainer.train(rows.map(\.example), parameters: parameters, trainedOn: description)
             try model.jsonData().write(to: URL(fileURLWithPath: output))
             Output.note("wrote \(output): \(model.trees.count) trees, \(model.nodeCount) nodes, trained on \(rows.count) rows")
@@ -290,6 +302,15 @@ struct TrainActivityCommand: ParsableCommand {
             }
             results.append(try ActivityEvaluation.motionSenseLeaveOneSubjectOut(table: table, parameters: parameters))
             results.append(try ActivityEvaluation.evaluate(ActivityEvaluation.qrowdToMotionSense, table: table, parameters: parameters))
+            // The shipped model's training data: every split above, with the Oxford walks added.
+            for (train, test) in [("1", "2"), ("2", "1")] {
+                results.append(try ActivityEvaluation.evaluate(
+                    ActivityEvaluation.qrowdCrossUser(trainUser: train, testUser: test, withMotionSense: true, withOxford: true),
+                    table: table, parameters: parameters))
+            }
+            results.append(try ActivityEvaluation.motionSenseLeaveOneSubjectOut(table: table, withOxford: true, parameters: parameters))
+            let oxford = try ActivityEvaluation.oxfordLeaveOneWalkerOut(table: table, parameters: parameters)
+            results.append(oxford.result)
             if json {
                 try Output.json(results.map { r in
                     Report(
@@ -312,6 +333,11 @@ struct TrainActivityCommand: ParsableCommand {
                 out += r.trackedConfusion.markdown(classes: r.scoredClasses) + "\n"
             }
             print(out)
+            var positions = "\n### Oxford walks by carry position (leave-one-walker-out)\n\n| position | windows | walking (windows) | walking (tracked) |\n|---|---|---|---|\n"
+            for p in oxford.positions {
+                positions += "| \(p.position) | \(p.windows) | \(Output.fixed(p.walkingShare)) | \(Output.fixed(p.trackedWalkingShare)) |\n"
+            }
+            print(positions)
         }
     }
 }

@@ -50,22 +50,31 @@ public enum ActivityEvaluation {
     /// The three MotionSense classes: walking (stairs included), running (jogging), stationary (sitting, standing).
     public static let motionSenseClasses: [ActivityClass] = [.stationary, .walking, .running]
 
-    /// QROWD cross-user splits: train on one user (plus, when `withMotionSense`, all of MotionSense), test on the other.
-    public static func qrowdCrossUser(trainUser: String, testUser: String, withMotionSense: Bool) -> Split {
-        Split(
-            name: "QROWD user \(trainUser) → user \(testUser)" + (withMotionSense ? " (training adds MotionSense)" : " (QROWD only)"),
+    /// QROWD cross-user splits: train on one user (plus, when `withMotionSense`, all of MotionSense, and
+    /// when `withOxford`, all of the Oxford walks), test on the other.
+    public static func qrowdCrossUser(trainUser: String, testUser: String, withMotionSense: Bool, withOxford: Bool = false) -> Split {
+        let added = withMotionSense && withOxford ? " (training adds MotionSense and the Oxford walks)"
+            : withMotionSense ? " (training adds MotionSense)" : withOxford ? " (training adds the Oxford walks)" : " (QROWD only)"
+        return Split(
+            name: "QROWD user \(trainUser) → user \(testUser)" + added,
             scoredClasses: ActivityClass.allCases,
-            isTraining: { ($0.dataset == "qrowd" && $0.subject == trainUser) || (withMotionSense && $0.dataset == "motionsense") },
+            isTraining: {
+                ($0.dataset == "qrowd" && $0.subject == trainUser) || (withMotionSense && $0.dataset == "motionsense")
+                    || (withOxford && $0.dataset == "oxford")
+            },
             isTest: { $0.isOriginal && $0.dataset == "qrowd" && $0.subject == testUser }
         )
     }
 
     /// MotionSense leave-one-subject-out: train on QROWD and the other MotionSense subjects, test on `subject`.
-    public static func motionSenseHoldOut(subject: String, withQROWD: Bool = true) -> Split {
+    public static func motionSenseHoldOut(subject: String, withQROWD: Bool = true, withOxford: Bool = false) -> Split {
         Split(
-            name: "MotionSense subject \(subject) held out" + (withQROWD ? "" : " (MotionSense only)"),
+            name: "MotionSense subject \(subject) held out" + (withQROWD ? "" : " (MotionSense only)") + (withOxford ? " (training adds the Oxford walks)" : ""),
             scoredClasses: motionSenseClasses,
-            isTraining: { (withQROWD && $0.dataset == "qrowd") || ($0.dataset == "motionsense" && $0.subject != subject) },
+            isTraining: {
+                (withQROWD && $0.dataset == "qrowd") || ($0.dataset == "motionsense" && $0.subject != subject)
+                    || (withOxford && $0.dataset == "oxford")
+            },
             isTest: { $0.isOriginal && $0.dataset == "motionsense" && $0.subject == subject }
         )
     }
@@ -107,22 +116,97 @@ public enum ActivityEvaluation {
         return confusion
     }
 
+    /// Oxford Step Counter walks of one walker held out: train on QROWD, MotionSense and the other
+    /// walkers' walks, test on this walker's (every Oxford window is walking). The other splits leave
+    /// the Oxford walks out of training, so that their figures compare with earlier models'.
+    public static func oxfordHoldOut(walker: String) -> Split {
+        Split(
+            name: "Oxford walker \(walker) held out", scoredClasses: ActivityClass.allCases,
+            isTraining: { $0.dataset != "oxford" || $0.subject != walker },
+            isTest: { $0.isOriginal && $0.dataset == "oxford" && $0.subject == walker })
+    }
+
+    /// The carry position of an Oxford walk, from its name (`Device_Walker_Floor_Position_N`).
+    public static func oxfordCarryPosition(_ recording: String) -> String {
+        let parts = recording.split(separator: "_")
+        return parts.count >= 5 ? String(parts[3]).lowercased() : recording
+    }
+
+    /// Walking read in one carry position of the Oxford walks.
+    public struct CarryPositionShare: Sendable {
+        public var position: String
+        /// Windows scored.
+        public var windows: Int
+        /// Share of windows whose most likely class is walking.
+        public var walkingShare: Double
+        /// Share of windows whose tracked state (the ``ActivityTracker``'s) is walking.
+        public var trackedWalkingShare: Double
+    }
+
+    /// Leave-one-walker-out over the Oxford walks (each walker's walks scored by a model trained
+    /// without them), pooled, with the walking share per carry position.
+    public static func oxfordLeaveOneWalkerOut(
+        table: ActivityFeatureTable, parameters: ActivityForest.TrainingParameters = .shipped
+    ) throws -> (result: Result, positions: [CarryPositionShare]) {
+        let walkers = Set(table.rows(dataset: "oxford").map(\.subject)).sorted()
+        var pooled = ActivityConfusion(), pooledTracked = ActivityConfusion()
+        var trainingRows = 0
+        var counts: [String: (windows: Int, walking: Int, tracked: Int)] = [:]
+        for walker in walkers {
+            let split = oxfordHoldOut(walker: walker)
+            let training = table.rows.filter(split.isTraining)
+            let test = table.rows.filter(split.isTest)
+            let forest = try ActivityForestTrainer.train(training.map(\.example), parameters: parameters, trainedOn: split.name)
+            trainingRows = max(trainingRows, training.count)
+            for row in test {
+                let predicted = forest.probabilities(row.features).mostLikely
+                pooled.add(truth: row.label, predicted: predicted)
+                let position = oxfordCarryPosition(row.recording)
+                counts[position, default: (0, 0, 0)].windows += 1
+                if predicted == .walking { counts[position, default: (0, 0, 0)].walking += 1 }
+            }
+            var byRecording: [String: [ActivityFeatureTable.Row]] = [:]
+            for r in test { byRecording[r.recording, default: []].append(r) }
+            for key in byRecording.keys.sorted() {
+                var tracker = ActivityTracker()
+                for row in byRecording[key]!.sorted(by: { $0.start < $1.start }) {
+                    let estimate = ActivityEstimate(
+                        time: row.start + ActivityFeatures.windowDuration, windowDuration: ActivityFeatures.windowDuration,
+                        probabilities: forest.probabilities(row.features))
+                    _ = tracker.update(estimate)
+                    let state = tracker.current?.flags.primaryClass
+                    pooledTracked.add(truth: row.label, predicted: state)
+                    if state == .walking { counts[oxfordCarryPosition(key), default: (0, 0, 0)].tracked += 1 }
+                }
+            }
+        }
+        let positions = counts.keys.sorted().map { p in
+            let c = counts[p]!
+            return CarryPositionShare(
+                position: p, windows: c.windows, walkingShare: Double(c.walking) / Double(max(1, c.windows)),
+                trackedWalkingShare: Double(c.tracked) / Double(max(1, c.windows)))
+        }
+        return (Result(name: "Oxford leave-one-walker-out (walkers \(walkers.joined(separator: ", ")))", scoredClasses: [.walking],
+                       confusion: pooled, trackedConfusion: pooledTracked, trainingRows: trainingRows), positions)
+    }
+
     /// Leave-one-subject-out over every MotionSense subject in the table, pooled into one confusion matrix.
     public static func motionSenseLeaveOneSubjectOut(
-        table: ActivityFeatureTable, withQROWD: Bool = true, parameters: ActivityForest.TrainingParameters = .shipped
+        table: ActivityFeatureTable, withQROWD: Bool = true, withOxford: Bool = false,
+        parameters: ActivityForest.TrainingParameters = .shipped
     ) throws -> Result {
         let subjects = Set(table.rows(dataset: "motionsense").map(\.subject)).sorted { (Int($0) ?? 0, $0) < (Int($1) ?? 0, $1) }
         var pooled = ActivityConfusion()
         var pooledTracked = ActivityConfusion()
         var trainingRows = 0
         for s in subjects {
-            let r = try evaluate(motionSenseHoldOut(subject: s, withQROWD: withQROWD), table: table, parameters: parameters)
+            let r = try evaluate(motionSenseHoldOut(subject: s, withQROWD: withQROWD, withOxford: withOxford), table: table, parameters: parameters)
             pooled.merge(r.confusion)
             pooledTracked.merge(r.trackedConfusion)
             trainingRows = max(trainingRows, r.trainingRows)
         }
         return Result(
-            name: "MotionSense leave-one-subject-out (subjects \(subjects.joined(separator: ", ")))" + (withQROWD ? ", training adds QROWD" : ", MotionSense only"),
+            name: "MotionSense leave-one-subject-out (subjects \(subjects.joined(separator: ", ")))" + (withQROWD ? ", training adds QROWD" : ", MotionSense only") + (withOxford ? " and the Oxford walks" : ""),
             scoredClasses: motionSenseClasses, confusion: pooled, trackedConfusion: pooledTracked, trainingRows: trainingRows)
     }
 }

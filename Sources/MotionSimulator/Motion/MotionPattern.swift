@@ -71,25 +71,6 @@ struct MotionPattern: Sendable {
         }
     }
 
-    /// Adds what heel strike and the arm's own dynamics put into a phone held in the hand:
-    /// harmonics 3 … 8 of the step with accelerations summing to `totalG` g, weights falling linearly
-    /// from the third harmonic to the eighth (the arm damps the highest), at phases spread by the
-    /// golden angle so that they do not add up to one spike (the hand's vertical acceleration is
-    /// barely skewed: 0.1–0.2 in Oxford's in-hand walks). At 1.9 steps/s they lie at 5.7–15 Hz: real
-    /// hand-held walking has 11–15 % of its vertical power above 6 Hz (Oxford in-hand), a smooth
-    /// two-harmonic bounce none, which is how pedalling looks. The displacement of harmonic k is
-    /// `−aₖ / (2π·k·cadence)²`.
-    mutating func handImpact(totalG: Double, cadence: Double) {
-        let harmonics = [3.0, 4, 5, 6, 7, 8]
-        let weights = harmonics.map { 9 - $0 }
-        let total = weights.reduce(0, +)
-        for (k, weight) in zip(harmonics, weights) {
-            let omega = PortableMath.twoPi * k * cadence
-            gait(.up, harmonic: k, amplitude: -totalG * standardGravity * weight / total / (omega * omega),
-                 lag: (k * 2.399963).truncatingRemainder(dividingBy: PortableMath.twoPi))
-        }
-    }
-
     /// Adds a vibration whose acceleration amplitude is `accelerationG` g at `frequency` Hz
     /// (displacement amplitude a/ω²).
     mutating func vibration(_ channel: OscillationChannel, frequency: Double, accelerationG: Double) {
@@ -182,24 +163,13 @@ enum MotionPatterns {
             p.gait(.rollForward, harmonic: 0.5, amplitude: deg(5), lag: PortableMath.pi / 2)
             p.gait(.yawUp, harmonic: 0.5, amplitude: deg(7), lag: 2.0)
         default:
-            // Proportions from Oxford's in-hand walks (std of the vertical acceleration 0.11–0.24 g,
-            // horizontal r.m.s. 0.13–0.20 g, 1–2.5 % of the vertical power below 1 Hz).
-            p.gait(.up, harmonic: 1, amplitude: -0.015 * vertical)
-            p.gait(.up, harmonic: 2, amplitude: -0.0015 * vertical)
-            p.gait(.up, harmonic: 0.5, amplitude: 0.005 * vertical, lag: 0.7)
-            p.gait(.forward, harmonic: 1, amplitude: 0.014, lag: PortableMath.pi / 2)
-            p.gait(.left, harmonic: 0.5, amplitude: 0.03, lag: PortableMath.pi / 2)
+            p.gait(.up, harmonic: 1, amplitude: -0.018 * vertical)
+            p.gait(.up, harmonic: 2, amplitude: -0.003 * vertical)
+            p.gait(.forward, harmonic: 1, amplitude: 0.010, lag: PortableMath.pi / 2)
+            p.gait(.left, harmonic: 0.5, amplitude: 0.015, lag: PortableMath.pi / 2)
             p.gait(.rollForward, harmonic: 0.5, amplitude: deg(1.5), lag: PortableMath.pi / 2)
             p.gait(.pitchLeft, harmonic: 1, amplitude: deg(1.2))
             p.gait(.yawUp, harmonic: 0.5, amplitude: deg(2), lag: 1.27)
-            p.handImpact(totalG: 0.25 * vertical, cadence: cadence)
-            // The hand does not repeat itself exactly from step to step: incommensurate tones make
-            // the distribution of the acceleration less sinusoidal (vertical kurtosis 2.4–2.9 in
-            // Oxford's in-hand walks, 1.5 for a pure tone) and its spectrum flatter.
-            for (frequency, g) in [(0.61, 0.02), (2.73, 0.035), (4.37, 0.03), (6.29, 0.03), (8.83, 0.025), (11.17, 0.02)] {
-                p.vibration(.up, frequency: frequency, accelerationG: g * vertical)
-                p.vibration(.forward, frequency: frequency * 1.13, accelerationG: g * 0.7)
-            }
             p = p.adding(handTremor)
         }
         return p

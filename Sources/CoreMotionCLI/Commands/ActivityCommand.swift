@@ -206,9 +206,8 @@ struct TrainActivityCommand: ParsableCommand {
                         Output.note("skipped \(source.dataset) \(member.name): label \(member.properties["label"] ?? "none") names no activity class")
                         continue
                     }
-                    let nameParts = member.name.split(separator: "_")
                     let subject = isOxford
-                        ? (nameParts.count >= 2 ? String(nameParts[1]) : "?")
+                        ? ActivityEvaluation.oxfordWalker(member.name)
                         : (member.properties[source.subjectKey] ?? "?").replacingOccurrences(of: "user", with: "")
                     let recording = try RecordingReader.read(source.url, member: member.name)
                     // The Oxford walks add carry positions, not more walking: their original windows only.

@@ -100,9 +100,19 @@ public enum ActivityEvaluation {
 
     /// Scores the states an ``ActivityTracker`` reports when each recording's windows are replayed in order.
     public static func trackedConfusion(_ rows: [ActivityFeatureTable.Row], forest: ActivityForest) -> ActivityConfusion {
+        var confusion = ActivityConfusion()
+        replayTracked(rows, forest: forest) { row, state in confusion.add(truth: row.label, predicted: state) }
+        return confusion
+    }
+
+    /// Replays each recording's windows in time order through a fresh ``ActivityTracker`` and hands
+    /// every window with the tracker's primary state after it to `visit`.
+    static func replayTracked(
+        _ rows: [ActivityFeatureTable.Row], forest: ActivityForest,
+        _ visit: (ActivityFeatureTable.Row, ActivityClass?) -> Void
+    ) {
         var byRecording: [String: [ActivityFeatureTable.Row]] = [:]
         for r in rows { byRecording["\(r.dataset)/\(r.subject)/\(r.recording)/\(r.variant)", default: []].append(r) }
-        var confusion = ActivityConfusion()
         for key in byRecording.keys.sorted() {
             var tracker = ActivityTracker()
             for row in byRecording[key]!.sorted(by: { $0.start < $1.start }) {
@@ -110,10 +120,9 @@ public enum ActivityEvaluation {
                     time: row.start + ActivityFeatures.windowDuration, windowDuration: ActivityFeatures.windowDuration,
                     probabilities: forest.probabilities(row.features))
                 _ = tracker.update(estimate)
-                confusion.add(truth: row.label, predicted: tracker.current?.flags.primaryClass)
+                visit(row, tracker.current?.flags.primaryClass)
             }
         }
-        return confusion
     }
 
     /// Oxford Step Counter walks of one walker held out: train on QROWD, MotionSense and the other
@@ -130,6 +139,13 @@ public enum ActivityEvaluation {
     public static func oxfordCarryPosition(_ recording: String) -> String {
         let parts = recording.split(separator: "_")
         return parts.count >= 5 ? String(parts[3]).lowercased() : recording
+    }
+
+    /// The walker of an Oxford walk, from its name (`Device_Walker_Floor_Position_N`); "?" when the
+    /// name has no walker field.
+    public static func oxfordWalker(_ recording: String) -> String {
+        let parts = recording.split(separator: "_")
+        return parts.count >= 2 ? String(parts[1]) : "?"
     }
 
     /// Walking read in one carry position of the Oxford walks.
@@ -165,19 +181,9 @@ public enum ActivityEvaluation {
                 counts[position, default: (0, 0, 0)].windows += 1
                 if predicted == .walking { counts[position, default: (0, 0, 0)].walking += 1 }
             }
-            var byRecording: [String: [ActivityFeatureTable.Row]] = [:]
-            for r in test { byRecording[r.recording, default: []].append(r) }
-            for key in byRecording.keys.sorted() {
-                var tracker = ActivityTracker()
-                for row in byRecording[key]!.sorted(by: { $0.start < $1.start }) {
-                    let estimate = ActivityEstimate(
-                        time: row.start + ActivityFeatures.windowDuration, windowDuration: ActivityFeatures.windowDuration,
-                        probabilities: forest.probabilities(row.features))
-                    _ = tracker.update(estimate)
-                    let state = tracker.current?.flags.primaryClass
-                    pooledTracked.add(truth: row.label, predicted: state)
-                    if state == .walking { counts[oxfordCarryPosition(key), default: (0, 0, 0)].tracked += 1 }
-                }
+            replayTracked(test, forest: forest) { row, state in
+                pooledTracked.add(truth: row.label, predicted: state)
+                if state == .walking { counts[oxfordCarryPosition(row.recording), default: (0, 0, 0)].tracked += 1 }
             }
         }
         let positions = counts.keys.sorted().map { p in

@@ -17,30 +17,30 @@ struct ActivityDataSetTests {
             ActivityEvaluation.qrowdCrossUser(trainUser: "1", testUser: "2", withMotionSense: false), table: table)
         let twoToOne = try ActivityEvaluation.evaluate(
             ActivityEvaluation.qrowdCrossUser(trainUser: "2", testUser: "1", withMotionSense: false), table: table)
-        // Window by window. Measured: 1 → 2 0.935, 2 → 1 0.934.
+        // Window by window. Measured: 1 → 2 0.922, 2 → 1 0.954.
         #expect(oneToTwo.macroF1 >= 0.9, "\(oneToTwo.confusion.markdown())")
         #expect(twoToOne.macroF1 >= 0.9, "\(twoToOne.confusion.markdown())")
-        // Walking, running and cycling are the easy classes. Measured F1 0.921 (cycling, 2 → 1) to 1.000.
+        // Walking, running and cycling are the easy classes. Measured F1 0.903 (running, 1 → 2) to 1.000.
         for r in [oneToTwo, twoToOne] {
             for c in [ActivityClass.walking, .running, .cycling] { #expect(r.confusion.f1(c) >= 0.9, "\(c)") }
         }
-        // The tracked states over each recording. Measured: 1 → 2 1.000, 2 → 1 0.978.
+        // The tracked states over each recording. Measured: 1 → 2 0.975, 2 → 1 0.992.
         #expect(oneToTwo.trackedMacroF1 >= 0.95)
         #expect(twoToOne.trackedMacroF1 >= 0.95)
     }
 
-    @Test("QROWD cross-user with MotionSense added to the training side")
-    func qrowdCrossUserWithMotionSense() throws {
+    @Test("QROWD cross-user with the shipped model's other data (MotionSense, the Oxford walks) added to the training side")
+    func qrowdCrossUserWithMotionSenseAndOxford() throws {
         let table = try Self.table()
         let oneToTwo = try ActivityEvaluation.evaluate(
-            ActivityEvaluation.qrowdCrossUser(trainUser: "1", testUser: "2", withMotionSense: true), table: table)
+            ActivityEvaluation.qrowdCrossUser(trainUser: "1", testUser: "2", withMotionSense: true, withOxford: true), table: table)
         let twoToOne = try ActivityEvaluation.evaluate(
-            ActivityEvaluation.qrowdCrossUser(trainUser: "2", testUser: "1", withMotionSense: true), table: table)
-        // Window by window. Measured: 1 → 2 0.859 (user 2's "still" phone is handled at times and such
-        // windows read as a vehicle once MotionSense's pocket data is in training), 2 → 1 0.924.
+            ActivityEvaluation.qrowdCrossUser(trainUser: "2", testUser: "1", withMotionSense: true, withOxford: true), table: table)
+        // Window by window. Measured: 1 → 2 0.904, 2 → 1 0.935. (Without the Oxford walks, 2 → 1 falls to
+        // 0.715 with the shipped seed, 0.930 with seed 7: user 1's cycling read as a vehicle; docs/activity.md.)
         #expect(oneToTwo.macroF1 >= 0.85)
         #expect(twoToOne.macroF1 >= 0.9)
-        // Tracked states (the tracker needs a confident 20 s to start a trip). Measured: 0.968 and 0.964.
+        // Tracked states (the tracker needs a confident 20 s to start a trip). Measured: 0.985 and 0.971.
         #expect(oneToTwo.trackedMacroF1 >= 0.95)
         #expect(twoToOne.trackedMacroF1 >= 0.95)
     }
@@ -49,12 +49,14 @@ struct ActivityDataSetTests {
     func motionSense() throws {
         let table = try Self.table()
         let r = try ActivityEvaluation.motionSenseLeaveOneSubjectOut(table: table)
-        // Measured: macro F1 0.981 (windows; F1 still 0.960, walking 0.995, running 0.988), 0.996 (tracked).
+        // Measured: macro F1 0.988 (windows), 0.990 (tracked).
         #expect(r.macroF1 >= 0.9, "\(r.confusion.markdown())")
         for c in ActivityEvaluation.motionSenseClasses { #expect(r.confusion.f1(c) >= 0.9, "\(c)") }
         #expect(r.trackedMacroF1 >= 0.95)
-        // Cross data set, no MotionSense in training. Measured: 0.944 (windows), 0.960 (tracked).
-        let crossDataSet = try ActivityEvaluation.evaluate(ActivityEvaluation.qrowdToMotionSense, table: table)
+        // Cross data set: the shipped model's other data (QROWD, the Oxford walks), no MotionSense in training.
+        // Measured: 0.955 (windows), 0.974 (tracked); 0.924 and 0.909 with seed 7. (QROWD alone: 0.870 and
+        // 0.909, its walking read as running at times; docs/activity.md.)
+        let crossDataSet = try ActivityEvaluation.evaluate(ActivityEvaluation.qrowdAndOxfordToMotionSense, table: table)
         #expect(crossDataSet.macroF1 >= 0.9)
         #expect(crossDataSet.trackedMacroF1 >= 0.9)
     }
@@ -77,7 +79,8 @@ struct ActivityDataSetTests {
         ]
         for pick in picks {
             let recording = try RecordingReader.read(pick.url, member: pick.member)
-            let variants = pick.dataset == "oxford" ? [.original] : ActivityAugmentation.trainingVariants
+            let label = try #require(committed.rows.first { $0.dataset == pick.dataset && $0.recording == pick.member }?.label)
+            let variants = pick.dataset == "oxford" ? [.original] : ActivityAugmentation.trainingVariants(for: label)
             #expect(!committed.rows.filter { $0.dataset == pick.dataset && $0.recording == pick.member }.isEmpty, "\(pick.member)")
             for variant in variants {
                 let hop = variant.name == original ? ActivityFeatureTable.trainingHopSamples : 2 * ActivityFeatureTable.trainingHopSamples
@@ -101,24 +104,24 @@ struct ActivityDataSetTests {
         let (result, positions) = try ActivityEvaluation.oxfordLeaveOneWalkerOut(table: table)
         let share = Dictionary(uniqueKeysWithValues: positions.map { ($0.position, $0) })
         // Window by window, each walker scored by a model trained on QROWD, MotionSense and the other two
-        // walkers (the candidate of docs/activity.md, not the shipped model). Measured: armband 0.992,
-        // in hand 0.851, swinging arm 0.833, neck pouch 0.997, purse 1.000, back pocket 0.983, front pocket 0.988.
+        // walkers (the shipped model's data without the walker). Measured: armband 0.983, in hand 0.827,
+        // swinging arm 0.972, neck pouch 0.994, purse 0.992, back pocket 0.983, front pocket 0.983.
         let bounds: [String: Double] = [
-            "armband": 0.95, "inhand": 0.8, "swingingarm": 0.8, "neckpouch": 0.95, "purse": 0.95, "backpocket": 0.95, "frontpocket": 0.95,
+            "armband": 0.95, "inhand": 0.8, "swingingarm": 0.9, "neckpouch": 0.95, "purse": 0.95, "backpocket": 0.95, "frontpocket": 0.95,
         ]
         for (position, bound) in bounds {
             let p = try #require(share[position], "no Oxford windows carried in \(position)")
             #expect(p.walkingShare >= bound, "\(position): \(p.walkingShare)")
         }
-        // Tracked states. Measured: in hand 0.911, swinging arm 0.917 (the other positions 0.965–1.000).
+        // Tracked states. Measured: in hand 0.862, swinging arm 1.000 (the other positions 0.974–1.000).
         #expect(try #require(share["inhand"]).trackedWalkingShare >= 0.85)
         #expect(try #require(share["swingingarm"]).trackedWalkingShare >= 0.85)
-        // Every Oxford window is walking, so the accuracy is walking's recall (pooled share). Measured: 0.939.
+        // Every Oxford window is walking, so the accuracy is walking's recall (pooled share). Measured: 0.933.
         #expect(result.confusion.accuracy >= 0.92)
     }
 
     @Test(
-        "Oxford walks through the shipped model: pockets, purse and neck pouch read as walking",
+        "Oxford walks through the shipped model: walking in every carry position (the walks are in its training)",
         .enabled(if: TestData.has("oxford-step-counter"), Comment(rawValue: TestData.skipNotice("oxford-step-counter"))))
     func oxfordShippedModel() throws {
         let url = TestData.url("oxford-step-counter/optimisation_data.zip")
@@ -134,13 +137,12 @@ struct ActivityDataSetTests {
         }
         func share(_ p: String) -> Double { Double(walking[p, default: 0]) / Double(max(1, windows[p, default: 0])) }
         #expect(windows.count == 7, "\(windows.keys.sorted())")
-        // Measured: back pocket 0.974, front pocket 0.970, purse 0.931, neck pouch 0.869 — the carry positions
-        // of the training data (pockets, bags). Not asserted, the known gap (docs/activity.md): armband 0.008,
-        // in hand 0.478, swinging arm 0.037.
-        #expect(share("backpocket") >= 0.95)
-        #expect(share("frontpocket") >= 0.95)
-        #expect(share("purse") >= 0.9)
-        #expect(share("neckpouch") >= 0.85)
+        // In-sample (the held-out figures are `oxfordCarryPositionsHeldOut`'s). Measured: armband 0.989, back
+        // pocket 0.991, front pocket 0.990, in hand 0.995, neck pouch 0.991, purse 0.997, swinging arm 0.981.
+        // The model trained without the Oxford walks read armband 0.008, in hand 0.478, swinging arm 0.037.
+        for position in windows.keys.sorted() {
+            #expect(share(position) >= 0.95, "\(position): \(share(position))")
+        }
     }
 
     @Test(

@@ -7,10 +7,8 @@ import Testing
 /// engine and the simulator agree where the simulated signal resembles real data, not a measure of accuracy
 /// (the real-data tests are that).
 ///
-/// Not asserted, and reported: the simulator's `walking-in-hand` and `stairs` read as cycling (0.93 and 0.86
-/// of the windows): their acceleration is a smooth periodic bounce without heel-strike transients (vertical
-/// spectral entropy 0.38–0.41 against 0.72 in QROWD and MotionSense walking, no power above 6 Hz against
-/// 9–22 %), which is what pedalling looks like in the real data. `shaking` reads as running (0.85).
+/// Not asserted, and reported: `shaking` reads as running (0.86 of the windows), `pick-up` as automotive
+/// windows that never start a trip (unclassified).
 @Suite("Activity on simulated scenes")
 struct ActivitySimulatorTests {
     /// Share of single windows of each class after the first 10 s, and the tracked states.
@@ -33,7 +31,7 @@ struct ActivitySimulatorTests {
 
     @Test("pocket walking, running and cycling are recognised")
     func gaits() throws {
-        // Measured: walking 0.90, running 0.89, cycling 0.95 of the windows (the rest mostly at the scenes'
+        // Measured: walking 0.96, running 0.92, cycling 0.95 of the windows (the rest mostly at the scenes'
         // turns and loop joins).
         #expect(try Self.run("pocket-walk").shares[.walking, default: 0] >= 0.8)
         #expect(try Self.run("running").shares[.running, default: 0] >= 0.8)
@@ -42,13 +40,53 @@ struct ActivitySimulatorTests {
         #expect(cycling.states.last?.cycling == true)
     }
 
-    @Test("the car scene: a trip starts, a stop at the end reads stationary + automotive")
+    @Test("the simulated car and bicycle are as irregular as QROWD's: rhythm features inside its 10th–90th percentiles")
+    func rhythmLikeQROWD() throws {
+        // QROWD's labelled windows from the committed table against the scenes' windows (seed 1) while
+        // driving or pedalling. Measured medians, simulator (QROWD 10th / 50th / 90th percentile):
+        // car: dominant power share 0.22 (0.14 / 0.25 / 0.44), |a| autocorrelation peak 0.30 (0.14 / 0.22 / 0.35),
+        // vertical spectral entropy 0.70 (0.69 / 0.79 / 0.86), ln direction spread −6.9 (−9.9 / −7.3 / −6.1);
+        // cycling: 0.57 (0.45 / 0.55 / 0.64), 0.58 (0.42 / 0.57 / 0.66), 0.58 (0.49 / 0.55 / 0.62),
+        // −3.3 (−4.2 / −3.9 / −2.9). Before the road and driver models of the simulator: car 0.78, 0.71,
+        // 0.36, −7.4; cycling 0.94, 0.82, 0.28, −2.9 (one pure tone).
+        let table = try ActivityFeatureTable.read(ActivityModelTests.tablePath)
+        for (scene, label, span) in [("car", ActivityClass.automotive, 10.0...140.0), ("cycling", .cycling, 10.0...85.0)] {
+            let real = table.rows.filter { $0.dataset == "qrowd" && $0.isOriginal && $0.label == label }
+            let simulation = try Simulation(scene: try SceneCatalog.scene(named: scene), seed: 1)
+            let windows = ActivityFeatureTable.windows(of: simulation.recording(duration: 200).accelerometer)
+                .filter { span.contains($0.start) }
+            try #require(real.count > 100 && windows.count > 20)
+            for feature in [ActivityFeature.dominantPowerShare, .autocorrelationPeak, .verticalSpectralEntropy, .logDirectionSpread] {
+                let r = real.map { $0.features[feature.rawValue] }.sorted()
+                let simulated = windows.map { $0.features[feature.rawValue] }.sorted()
+                let median = simulated[simulated.count / 2]
+                let low = r[Int(Double(r.count - 1) * 0.1)], high = r[Int(Double(r.count - 1) * 0.9)]
+                #expect(median >= low && median <= high, "\(scene) \(feature): \(median) outside \(low)...\(high)")
+            }
+        }
+    }
+
+    @Test("walking with the phone in the hand, on the flat and on stairs, is walking", arguments: ["walking-in-hand", "stairs"])
+    func inHand(_ scene: String) throws {
+        let (shares, states) = try Self.run(scene)
+        // Measured: walking 0.96 (in hand) and 0.96 (stairs) of the windows; one walking state throughout.
+        // (The model trained without the Oxford walks read both as cycling, 0.93 and 0.86.)
+        #expect(shares[.walking, default: 0] >= 0.9, "\(shares)")
+        #expect(states.allSatisfy { $0.walking }, "\(states.map(\.flags))")
+    }
+
+    @Test("the car scene: a trip starts in the first leg, a stop at the end reads stationary + automotive")
     func car() throws {
         let (shares, states) = try Self.run("car")
-        // Measured: 93 % automotive windows; trip from 13 s; stationary + automotive at the 140–152 s stop.
+        // Measured: 93 % automotive windows; stationary + automotive at the 140–152 s stop. The trip is
+        // dated from 34.5 s (13 s with the simulator's earlier pure-tone car): the tracker needs 20 s of
+        // confident automotive windows to start one, and the first bend at 50 km/h (0.28 g sideways for
+        // 8 s from 27 s) reads partly as cycling (up to 0.27), a tilt that QROWD's driving does not show
+        // (docs/activity.md); once the trip holds, the bends do not end it. Asserted: it starts before the
+        // first stop (95–105 s).
         #expect(shares[.automotive, default: 0] >= 0.85)
         let trip = try #require(states.first { $0.automotive })
-        #expect(trip.startTime < 30)
+        #expect(trip.startTime < 95)
         #expect(states.contains { $0.flags == [.stationary, .automotive] })
         #expect(!states.contains { $0.walking || $0.running || $0.cycling })
     }

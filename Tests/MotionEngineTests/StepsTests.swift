@@ -133,7 +133,12 @@ struct StepsTests {
     @Test func gyroscopeRejectsPedallingAndShaking() throws {
         for seed: UInt64 in 0...2 {
             let cycling = try Simulation(scene: SceneCatalog.scene(named: "cycling"), seed: seed).recording(duration: 96)
-            #expect(PedometerRun(cycling).steps.count <= 3, "seed \(seed)")                      // measured 2 (the transition in)
+            // Measured, seeds 0–2: 3, 9, 9 steps, all in the ride-in (6–7.6 s) and ride-out (90–94 s)
+            // transitions, where the pedalling fades in or out; none while pedalling steadily. (2 each with
+            // the simulator's earlier pure-tone pedalling, docs/pedometer.md.)
+            let steps = PedometerRun(cycling).steps
+            #expect(!steps.contains { $0 > 10 && $0 < 88 }, "seed \(seed): \(steps)")
+            #expect(steps.count <= 10, "seed \(seed): \(steps)")
             #expect(PedometerRun(cycling, useGyroscope: false).steps.count >= 100, "seed \(seed)")  // measured 119: the accelerometer-only limit
         }
         let shaking = try Simulation(scene: SceneCatalog.scene(named: "shaking"), seed: 1).recording(duration: 22)

@@ -189,7 +189,7 @@ struct TrainActivityCommand: ParsableCommand {
                 "Derived from QROWD (users 1 and 2; MIT, QROWD/TR), MotionSense (subjects 1, 2, 3, 5; MIT, mmalekzadeh/motion-sense) and the Oxford Step Counter walks (48, 7 carry positions; CC BY 4.0, Salvi et al., EMBC 2018).",
                 "Rebuild: swift run coremotion train-activity extract --data DATA_FOLDER (see Training/activity/README.md).",
                 "Windows: \(ActivityFeatures.windowLength) samples at \(Int(ActivityFeatures.sampleRate)) Hz; hop \(ActivityFeatureTable.trainingHopSamples) samples for original rows, \(2 * ActivityFeatureTable.trainingHopSamples) for augmented variants.",
-                "Variants: " + ActivityAugmentation.trainingVariants.map(\.name).joined(separator: ", ") + "; the Oxford walks original only.",
+                "Variants: " + ActivityAugmentation.trainingVariants.map(\.name).joined(separator: ", ") + "; cycling also " + ActivityAugmentation.cyclingCadenceVariants.map(\.name).joined(separator: ", ") + "; the Oxford walks original only.",
             ])
             let sources: [(dataset: String, url: URL, subjectKey: String)] = [
                 ("qrowd", root.appendingPathComponent("qrowd"), "user"),
@@ -211,7 +211,7 @@ struct TrainActivityCommand: ParsableCommand {
                         : (member.properties[source.subjectKey] ?? "?").replacingOccurrences(of: "user", with: "")
                     let recording = try RecordingReader.read(source.url, member: member.name)
                     // The Oxford walks add carry positions, not more walking: their original windows only.
-                    for variant in ActivityAugmentation.trainingVariants where !isOxford || variant == .original {
+                    for variant in ActivityAugmentation.trainingVariants(for: label) where !isOxford || variant == .original {
                         let hop = variant == .original ? ActivityFeatureTable.trainingHopSamples : 2 * ActivityFeatureTable.trainingHopSamples
                         let samples = ActivityAugmentation.apply(variant, to: recording.accelerometer)
                         for w in ActivityFeatureTable.windows(of: samples, hopSamples: hop) {
@@ -241,22 +241,17 @@ struct TrainActivityCommand: ParsableCommand {
         @Option(help: "Leave out DATASET or DATASET:SUBJECT from training (repeatable), e.g. qrowd:2.")
         var exclude: [String] = []
 
-        @Flag(help: "Train on the Oxford walks too (the candidate model of docs/activity.md; the shipped model leaves them out).")
-        var includeOxford = false
-
         @OptionGroup var forest: ForestOptions
 
         func run() throws {
             let table = try ActivityFeatureTable.read(URL(fileURLWithPath: features))
             let excluded = exclude.map { $0.split(separator: ":", maxSplits: 1).map(String.init) }
             let rows = table.rows.filter { row in
-                (includeOxford || !ActivityFeatureTable.isOutsideShippedTraining(row))
-                    && !excluded.contains { e in e[0] == row.dataset && (e.count == 1 || e[1] == row.subject) }
+                !excluded.contains { e in e[0] == row.dataset && (e.count == 1 || e[1] == row.subject) }
             }
             let parameters = forest.parameters
             let description = "\((features as NSString).lastPathComponent): \(rows.count) rows"
                 + (exclude.isEmpty ? "" : " (excluding \(exclude.joined(separator: ", ")))")
-                + (includeOxford ? " (Oxford walks included)" : "")
             let model = try ActivityForestTrainer.train(rows.map(\.example), parameters: parameters, trainedOn: description)
             try model.jsonData().write(to: URL(fileURLWithPath: output))
             Output.note("wrote \(output): \(model.trees.count) trees, \(model.nodeCount) nodes, trained on \(rows.count) rows")
@@ -301,6 +296,7 @@ struct TrainActivityCommand: ParsableCommand {
             }
             results.append(try ActivityEvaluation.motionSenseLeaveOneSubjectOut(table: table, parameters: parameters))
             results.append(try ActivityEvaluation.evaluate(ActivityEvaluation.qrowdToMotionSense, table: table, parameters: parameters))
+            results.append(try ActivityEvaluation.evaluate(ActivityEvaluation.qrowdAndOxfordToMotionSense, table: table, parameters: parameters))
             // The shipped model's training data: every split above, with the Oxford walks added.
             for (train, test) in [("1", "2"), ("2", "1")] {
                 results.append(try ActivityEvaluation.evaluate(

@@ -55,9 +55,22 @@ public enum ActivityFeature: Int, CaseIterable, Sendable, Hashable, Codable, Cus
     /// of the magnitude signal, independent of its amplitude (a cadence cue that does not depend on how
     /// hard the person steps or how loosely the phone sits).
     case logMagnitudeFrequency
+    /// Normalised autocorrelation of |a| (mean removed) at half the period of the acceleration
+    /// direction's oscillation, in [−1, 1]. The period is the lag of the highest autocorrelation of the
+    /// unit acceleration direction (mean removed), its highest local maximum for lags 0.68–2 s; 0 when it
+    /// has none (a direction that only drifts: a turn, a slow tilt). A walker's phone tilts once per
+    /// stride (two steps) while |a| peaks at every step, so |a| half a tilt period later is alike
+    /// (Oxford's in-hand, armband, swinging-arm walks: median 0.48–0.79); a pedalling thigh tilts and
+    /// bounces once per pedal stroke, so half a period later |a| is opposite (QROWD cycling: median
+    /// −0.22 and −0.35). Accelerometer-only, so it works without a gyroscope.
+    case magnitudeCorrelationAtHalfTiltPeriod
+    /// ``dominantFrequency`` times the period of the acceleration direction's oscillation (the lag of
+    /// ``magnitudeCorrelationAtHalfTiltPeriod``): the vertical peak in cycles per direction period. About 2
+    /// for a walker (a step per half stride), about 1 for a pedalling thigh, whatever the cadence.
+    case verticalCyclesPerTiltPeriod
 
     /// Number of features.
-    public static let count = 21
+    public static let count = 23
 
     /// The camel-case name used in the feature table and the model file.
     public var description: String {
@@ -83,6 +96,8 @@ public enum ActivityFeature: Int, CaseIterable, Sendable, Hashable, Codable, Cus
         case .verticalSkewness: "verticalSkewness"
         case .logVerticalKurtosis: "logVerticalKurtosis"
         case .logMagnitudeFrequency: "logMagnitudeFrequency"
+        case .magnitudeCorrelationAtHalfTiltPeriod: "magnitudeCorrelationAtHalfTiltPeriod"
+        case .verticalCyclesPerTiltPeriod: "verticalCyclesPerTiltPeriod"
         }
     }
 }
@@ -116,6 +131,9 @@ public struct ActivityFeatures: Sendable {
     private var wy: [Double]
     private var wz: [Double]
     private var magnitude: [Double]
+    private var directionX: [Double]
+    private var directionY: [Double]
+    private var directionZ: [Double]
     private var vertical: [Double]
     private var sorted: [Double]
     private var re: [Double]
@@ -135,6 +153,9 @@ public struct ActivityFeatures: Sendable {
         wy = ringX
         wz = ringX
         magnitude = ringX
+        directionX = ringX
+        directionY = ringX
+        directionZ = ringX
         vertical = ringX
         sorted = ringX
         re = ringX
@@ -197,10 +218,17 @@ public struct ActivityFeatures: Sendable {
             let m = (wx[i] * wx[i] + wy[i] * wy[i] + wz[i] * wz[i]).squareRoot()
             magnitude[i] = m
             if m > 1e-9 {
-                ux += wx[i] / m
-                uy += wy[i] / m
-                uz += wz[i] / m
+                directionX[i] = wx[i] / m
+                directionY[i] = wy[i] / m
+                directionZ[i] = wz[i] / m
+            } else {
+                directionX[i] = 0
+                directionY[i] = 0
+                directionZ[i] = 0
             }
+            ux += directionX[i]
+            uy += directionY[i]
+            uz += directionZ[i]
         }
         gx /= nd
         gy /= nd
@@ -382,7 +410,51 @@ public struct ActivityFeatures: Sendable {
         }
         out[ActivityFeature.autocorrelationPeak.rawValue] = bestCorrelation
         out[ActivityFeature.autocorrelationLag.rawValue] = Double(bestLag) / fs
+
+        // Period of the direction's oscillation: the lag of the highest autocorrelation of the unit
+        // direction (mean removed), 0.4–2 s; then |a|'s autocorrelation at half that lag.
+        let mx = ux / nd, my = uy / nd, mz = uz / nd
+        for i in 0..<n {
+            directionX[i] -= mx
+            directionY[i] -= my
+            directionZ[i] -= mz
+        }
+        // The period is the lag of the highest local maximum inside the range; a direction that only
+        // drifts (a turn, a slow tilt) has none, and both features are then 0 (no tilt period).
+        func directionCorrelation(_ lag: Int) -> Double {
+            var s = 0.0
+            for i in 0..<(n - lag) {
+                s += directionX[i] * directionX[i + lag] + directionY[i] * directionY[i + lag] + directionZ[i] * directionZ[i + lag]
+            }
+            return s
+        }
+        var tiltLag = 0
+        var tiltBest = -Double.infinity
+        var previous = directionCorrelation(Self.tiltLagRange.lowerBound - 1)
+        var current = directionCorrelation(Self.tiltLagRange.lowerBound)
+        for lag in Self.tiltLagRange {
+            let next = directionCorrelation(lag + 1)
+            if current > previous && current >= next && current > tiltBest {
+                tiltBest = current
+                tiltLag = lag
+            }
+            previous = current
+            current = next
+        }
+        var halfPeriodCorrelation = 0.0
+        if energy > 1e-18 && tiltLag > 0 {
+            let half = (tiltLag + 1) / 2
+            var s = 0.0
+            for i in 0..<(n - half) { s += (magnitude[i] - meanM) * (magnitude[i + half] - meanM) }
+            halfPeriodCorrelation = s / energy
+        }
+        out[ActivityFeature.magnitudeCorrelationAtHalfTiltPeriod.rawValue] = halfPeriodCorrelation
+        out[ActivityFeature.verticalCyclesPerTiltPeriod.rawValue] =
+            out[ActivityFeature.dominantFrequency.rawValue] * Double(tiltLag) / fs
     }
+
+    /// Lags searched for the direction's period, samples (0.68–2 s at 25 Hz).
+    private static let tiltLagRange = 17...50
 
     /// Iterative radix-2 FFT of (re, im), already in bit-reversed order.
     private mutating func fftInPlace() {

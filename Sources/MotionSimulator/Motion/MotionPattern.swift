@@ -210,6 +210,50 @@ enum MotionPatterns {
         return p
     }
 
+    /// A response to road roughness: `count` tones spread geometrically over `band` Hz whose amplitudes
+    /// follow a base-excited oscillator (natural frequency `natural` Hz, damping ratio `damping`) driven
+    /// by a road whose displacement spectrum falls as the square of the frequency (ISO 8608's road
+    /// classes, waviness 2, crossed at constant speed: a flat input velocity spectrum). The output
+    /// acceleration of a tone at f, in a band of width ∝ f, is then ∝ f^1.5 · |T(f)|, T the
+    /// transmissibility √((1 + (2ζr)²) / ((1 − r²)² + (2ζr)²)), r = f / natural. Scaled so that the sum
+    /// has `rms` r.m.s.: g for translations, radians for rotations (whose tones are angles, so their
+    /// weights are the acceleration weights divided by (2πf)²). The phases come from the seed, so over
+    /// a few seconds the sum looks like band-limited noise rather than one tone.
+    static func roadResponse(
+        _ channel: OscillationChannel, band: ClosedRange<Double>, count: Int,
+        natural: Double, damping: Double, rms: Double
+    ) -> MotionPattern {
+        var p = MotionPattern()
+        let isRotation = channel == .rollForward || channel == .pitchLeft || channel == .yawUp
+        let ratio = count > 1 ? PortableMath.pow(band.upperBound / band.lowerBound, 1 / Double(count - 1)) : 1
+        var tones: [(frequency: Double, weight: Double)] = []
+        var f = band.lowerBound
+        for _ in 0..<count {
+            let r = f / natural
+            let twoZetaR = 2 * damping * r
+            let transmissibility = ((1 + twoZetaR * twoZetaR) / ((1 - r * r) * (1 - r * r) + twoZetaR * twoZetaR)).squareRoot()
+            var weight = PortableMath.pow(f, 1.5) * transmissibility
+            if isRotation {
+                let omega = PortableMath.twoPi * f
+                weight /= omega * omega
+            }
+            tones.append((f, weight))
+            f *= ratio
+        }
+        let norm = tones.reduce(0) { $0 + $1.weight * $1.weight }.squareRoot()
+        guard norm > 0 else { return p }
+        // A tone of amplitude A has r.m.s. A/√2, so Σ Aᵢ² = 2 rms².
+        let scale = rms * 2.0.squareRoot() / norm
+        for tone in tones {
+            if isRotation {
+                p.fixed(channel, frequency: tone.frequency, amplitude: tone.weight * scale)
+            } else {
+                p.vibration(channel, frequency: tone.frequency, accelerationG: tone.weight * scale)
+            }
+        }
+        return p
+    }
+
     /// Road vibration of a bicycle (scaled by roughness): broadband-like sum of incommensurate tones.
     static func bicycleVibration(_ roughness: Double, strong: Bool) -> MotionPattern {
         var p = MotionPattern()
@@ -225,14 +269,18 @@ enum MotionPatterns {
     /// Pedalling (the gait phase counts pedal revolutions).
     static func cycle(_ carry: Carry, roughness: Double) -> MotionPattern {
         var p = MotionPattern()
-        p.cadenceJitter = 0.03
+        p.cadenceJitter = 0.06
         switch carry {
         case .pocket:
-            // The thigh pitches about 18° once per revolution; the pocket circles with the knee.
-            p.gait(.pitchLeft, harmonic: 1, amplitude: deg(18), lag: PortableMath.pi / 2)
-            p.gait(.up, harmonic: 1, amplitude: 0.035)
+            // The thigh pitches about 14° once per revolution; the pocket circles with the knee.
+            p.gait(.pitchLeft, harmonic: 1, amplitude: deg(14), lag: PortableMath.pi / 2)
+            p.gait(.up, harmonic: 1, amplitude: 0.028)
             p.gait(.forward, harmonic: 1, amplitude: 0.02, lag: PortableMath.pi / 2)
             p.gait(.rollForward, harmonic: 1, amplitude: deg(3), lag: 1.0)
+            // The knee's path is not a circle: a second harmonic per revolution.
+            p.gait(.up, harmonic: 2, amplitude: 0.004, lag: 0.7)
+            // Road unevenness reaches the hip through the tyres, frame and saddle.
+            p = p.adding(roadResponse(.up, band: 1...8, count: 14, natural: 3.5, damping: 0.3, rms: 0.1 * roughness))
             p = p.adding(bicycleVibration(roughness, strong: false))
         default:
             p.fixed(.yawUp, frequency: 0.4, amplitude: deg(1.5))
@@ -244,16 +292,29 @@ enum MotionPatterns {
         return p
     }
 
-    /// A car: suspension (body bounce, pitch and roll around 1–2 Hz) and road and engine vibration;
+    /// A car: the body on its suspension over an uneven road (bounce, pitch and roll, 0.6–5 Hz around
+    /// natural frequencies of 1.1–1.6 Hz), the driver's wandering speed and steering, road and engine vibration;
     /// `moving` false leaves only the idling engine.
     static func car(roughness: Double, moving: Bool) -> MotionPattern {
         var p = MotionPattern()
         p.vibration(.up, frequency: 28.3, accelerationG: 0.008)     // idling engine
         guard moving else { return p }
         let r = roughness
-        p.vibration(.up, frequency: 1.3, accelerationG: 0.03 * r)
-        p.fixed(.rollForward, frequency: 1.1, amplitude: deg(0.3 * r))
-        p.fixed(.pitchLeft, frequency: 1.6, amplitude: deg(0.25 * r))
+        // Body bounce, roll and pitch on the suspension (natural frequencies 1.1–1.6 Hz, damping
+        // ratio 0.3), excited by the road's unevenness across 0.6–5 Hz.
+        p = p.adding(roadResponse(.up, band: 0.6...5, count: 14, natural: 1.3, damping: 0.3, rms: 0.0212 * r))
+        p = p.adding(roadResponse(.rollForward, band: 0.6...4, count: 8, natural: 1.1, damping: 0.3, rms: deg(0.212 * r)))
+        p = p.adding(roadResponse(.pitchLeft, band: 0.6...4, count: 8, natural: 1.6, damping: 0.3, rms: deg(0.177 * r)))
+        // The driver: the speed surges a little (±0.15 m/s) and the steering corrects (sideways sways
+        // of 0.01–0.02 g at 0.1–0.4 Hz), and the road's grade and camber change, so the acceleration's
+        // direction wanders by a degree or two even at a steady speed.
+        p.vibration(.forward, frequency: 0.19, accelerationG: 0.012)
+        p.vibration(.forward, frequency: 0.31, accelerationG: 0.01)
+        p.vibration(.left, frequency: 0.11, accelerationG: 0.02)
+        p.vibration(.left, frequency: 0.23, accelerationG: 0.015)
+        p.vibration(.left, frequency: 0.37, accelerationG: 0.01)
+        p.fixed(.pitchLeft, frequency: 0.05, amplitude: deg(0.8))
+        p.fixed(.rollForward, frequency: 0.08, amplitude: deg(0.6))
         p.vibration(.up, frequency: 11.5, accelerationG: 0.02 * r)
         p.vibration(.up, frequency: 16.3, accelerationG: 0.015 * r)
         p.vibration(.forward, frequency: 13.1, accelerationG: 0.01 * r)

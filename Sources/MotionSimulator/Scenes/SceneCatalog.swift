@@ -156,7 +156,8 @@ public enum SceneCatalog {
         name: "car",
         summary: "A phone lying in a car's console: idling 5 s, pulling away to 50 km/h, a left and a right "
             + "turn, slowing to 30 km/h for another left, stopping 10 s at a light, on at 40 km/h with a right "
-            + "turn, stopping; engine, road and suspension vibration, lateral acceleration up to about 0.3 g in "
+            + "turn, stopping; engine and road vibration, the body on its suspension over an uneven road (0.6–5 Hz), "
+            + "the driver's speed and steering wandering by a few hundredths of g, lateral acceleration up to about 0.3 g in "
             + "turns. No steps. Loops.",
         start: SceneStart(carry: .mount),
         segments: [
@@ -174,7 +175,8 @@ public enum SceneCatalog {
     static let cycling = Scene(
         name: "cycling",
         summary: "Standing 3 s with the phone in a front pocket, then cycling 90 s at 80 rpm and 5.5 m/s around "
-            + "a block (the thigh pitches ±18° once per pedal revolution, road vibration 9–18 Hz), then standing "
+            + "a block (the thigh pitches ±14° once per pedal revolution with a second harmonic, the cadence wanders "
+            + "±6 %, road unevenness 1–8 Hz reaches the hip and vibration 9–18 Hz the frame), then standing "
             + "3 s; no steps. Loops.",
         start: SceneStart(carry: .pocket),
         segments: [

@@ -51,6 +51,19 @@ public enum ActivityAugmentation {
         Variant(speed: 1, gain: 1.25),
     ]
 
+    /// Extra variants of the cycling recordings: cadence ×1.3 and ×1.6. QROWD's riders pedal at
+    /// 47–56 rpm (the acceleration direction's period 1.1–1.3 s), slower than most riders (60–90 rpm).
+    public static let cyclingCadenceVariants: [Variant] = [
+        Variant(speed: 1.3, gain: 1),
+        Variant(speed: 1.6, gain: 1),
+    ]
+
+    /// The variants of a recording labelled `label` in the training table: ``trainingVariants``, and
+    /// for cycling ``cyclingCadenceVariants`` as well.
+    public static func trainingVariants(for label: ActivityClass) -> [Variant] {
+        label == .cycling ? trainingVariants + cyclingCadenceVariants : trainingVariants
+    }
+
     /// Applies `variant` to accelerometer samples (seconds, g; strictly increasing times).
     public static func apply(_ variant: Variant, to samples: [TimedVector]) -> [TimedVector] {
         guard variant != .original, samples.count > 1 else { return samples }

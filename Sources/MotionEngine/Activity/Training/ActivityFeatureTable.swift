@@ -148,14 +148,6 @@ extension ActivityFeatureTable {
         return out
     }
 
-    /// Whether the shipped model leaves `row` out of its training: the Oxford Step Counter walks are in
-    /// the table for the carry-position evaluation (`docs/activity.md`), not in the shipped model, whose
-    /// pedalling and vehicle scenes they unsettle.
-    public static func isOutsideShippedTraining(_ row: Row) -> Bool { row.dataset == "oxford" }
-
-    /// The rows the shipped model is trained on (every row but ``isOutsideShippedTraining(_:)``'s).
-    public var shippedTrainingRows: [Row] { rows.filter { !Self.isOutsideShippedTraining($0) } }
-
     /// Rows of `dataset` (all subjects when `subjects` is `nil`).
     public func rows(dataset: String, subjects: Set<String>? = nil) -> [Row] {
         rows.filter { $0.dataset == dataset && (subjects?.contains($0.subject) ?? true) }

@@ -411,8 +411,8 @@ public struct ActivityFeatures: Sendable {
         out[ActivityFeature.autocorrelationPeak.rawValue] = bestCorrelation
         out[ActivityFeature.autocorrelationLag.rawValue] = Double(bestLag) / fs
 
-        // Period of the direction's oscillation: the lag of the highest autocorrelation of the unit
-        // direction (mean removed), 0.4–2 s; then |a|'s autocorrelation at half that lag.
+        // Period of the direction's oscillation, from the autocorrelation of the unit direction (mean
+        // removed), 0.68–2 s; then |a|'s autocorrelation at half that lag.
         let mx = ux / nd, my = uy / nd, mz = uz / nd
         for i in 0..<n {
             directionX[i] -= mx
@@ -420,7 +420,7 @@ public struct ActivityFeatures: Sendable {
             directionZ[i] -= mz
         }
         // The period is the lag of the highest local maximum inside the range; a direction that only
-        // drifts (a turn, a slow tilt) has none, and both features are then 0 (no tilt period).
+        // drifts (a bend, a slow tilt) has none, and both features are then 0 (no tilt period).
         func directionCorrelation(_ lag: Int) -> Double {
             var s = 0.0
             for i in 0..<(n - lag) {

@@ -7,6 +7,9 @@ enum OscillationChannel: Int, Sendable, Hashable, Comparable, CaseIterable {
     /// Rotation about the carrier's forward (x), left (y) and up (z) axes, radians.
     case rollForward, pitchLeft, yawUp
 
+    /// Whether the channel is a rotation (radians) rather than a translation (metres).
+    var isRotation: Bool { self >= .rollForward }
+
     static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 }
 
@@ -224,7 +227,6 @@ enum MotionPatterns {
         natural: Double, damping: Double, rms: Double
     ) -> MotionPattern {
         var p = MotionPattern()
-        let isRotation = channel == .rollForward || channel == .pitchLeft || channel == .yawUp
         let ratio = count > 1 ? PortableMath.pow(band.upperBound / band.lowerBound, 1 / Double(count - 1)) : 1
         var tones: [(frequency: Double, weight: Double)] = []
         var f = band.lowerBound
@@ -233,7 +235,7 @@ enum MotionPatterns {
             let twoZetaR = 2 * damping * r
             let transmissibility = ((1 + twoZetaR * twoZetaR) / ((1 - r * r) * (1 - r * r) + twoZetaR * twoZetaR)).squareRoot()
             var weight = PortableMath.pow(f, 1.5) * transmissibility
-            if isRotation {
+            if channel.isRotation {
                 let omega = PortableMath.twoPi * f
                 weight /= omega * omega
             }
@@ -245,7 +247,7 @@ enum MotionPatterns {
         // A tone of amplitude A has r.m.s. A/√2, so Σ Aᵢ² = 2 rms².
         let scale = rms * 2.0.squareRoot() / norm
         for tone in tones {
-            if isRotation {
+            if channel.isRotation {
                 p.fixed(channel, frequency: tone.frequency, amplitude: tone.weight * scale)
             } else {
                 p.vibration(channel, frequency: tone.frequency, accelerationG: tone.weight * scale)

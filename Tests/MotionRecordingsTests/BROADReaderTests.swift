@@ -93,6 +93,23 @@ import TestSupport
         #expect(error?.description.contains(":108 column ay") == true)
     }
 
+    @Test func rowsRunTogetherAreRefusedAndTrailingSeparatorsAllowed() throws {
+        let c = try Corruptor(Self.excerpt)
+        defer { c.remove() }
+        // A lost line break: the second row's fields would be ignored (a silently lost sample).
+        let error = expectRecordingError { try RecordingReader.read(try c.joiningLine(107)) }
+        #expect(error?.line == 108)
+        #expect(error?.column == "16")
+        #expect(error?.expected.hasPrefix("at most 15 fields") == true)
+        // A separator at the end of every line adds only empty fields: read as before.
+        let trailing = try c.editing(lines: 0..<c.lines.count, as: "trailing") { rows in
+            rows.map { $0.first?.isNumber == true || $0.hasPrefix("-") ? $0 + "," : $0 }
+        }
+        let r = try RecordingReader.read(trailing)
+        #expect(r.accelerometer.count == 5715)
+        #expect(r.magnetometer.count == 5715)
+    }
+
     @Test func nonFiniteValuesSkipOnlyTheirSensor() throws {
         let c = try Corruptor(Self.excerpt)
         defer { c.remove() }

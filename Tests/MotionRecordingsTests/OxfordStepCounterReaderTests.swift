@@ -91,7 +91,7 @@ import TestSupport
         #expect(r.notices(.truncatedLastLine).first?.line == 4232)
 
         try restore()
-        try copy.rewriteLines(accName) { l in var l = l; l[99] = l[99].replacingOccurrences(of: ",3,", with: ",3,-0.3x,"); return l }
+        try copy.rewriteLines(accName) { l in var l = l; l[99] = l[99].replacingOccurrences(of: ",3,", with: ",3,-0.3x"); return l }
         var e = expectRecordingError { try RecordingReader.read(copy.folder) }
         #expect(e?.line == 100)
         #expect(e?.column == "ax")

@@ -77,6 +77,14 @@ import TestSupport
         e = expectRecordingError { try RecordingReader.read(try c.droppingColumn(2, lines: 1..<501), format: .qrowd) }
         #expect(e?.expected == "4 fields")
 
+        // Two rows run together ("…,1.5,\"walking\"-2.6,-9.4,…" would read the second row's x as the
+        // class of the first and lose the second row): refused at that line.
+        e = expectRecordingError { try RecordingReader.read(try c.editing(line: 50, as: "merged") { $0.replacingOccurrences(of: "\"walking\"", with: "nan") + c.lines[51] }, format: .qrowd) }
+        #expect(e?.line == 51)
+        #expect(e?.column == "5")
+        #expect(e?.expected.hasPrefix("at most 4 fields") == true)
+        #expect(e?.found?.hasPrefix("7 fields") == true)
+
         e = expectRecordingError { try RecordingReader.read(try c.write("", as: "empty"), format: .qrowd) }
         #expect(e?.found == "an empty file")
         e = expectRecordingError { try RecordingReader.read(try c.write("t,ax\n1,2\n", as: "foreign"), format: .qrowd) }

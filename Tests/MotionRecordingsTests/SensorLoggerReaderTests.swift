@@ -202,6 +202,18 @@ import TestSupport
         error = expectRecordingError { try RecordingReader.read(copy.folder) }
         #expect(error?.column == "time")
 
+        // Two rows run together (a lost line break): refused, not read as one row with the other lost.
+        try pristine.write(to: copy.url(name), atomically: true, encoding: .utf8)
+        try copy.rewriteLines(name) { lines in
+            var l = lines
+            l[20] += l.remove(at: 21)
+            return l
+        }
+        error = expectRecordingError { try RecordingReader.read(copy.folder) }
+        #expect(error?.file.hasSuffix(name) == true)
+        #expect(error?.line == 21)
+        #expect(error?.expected.hasPrefix("at most 5 fields") == true)
+
         // Missing column.
         try pristine.write(to: copy.url(name), atomically: true, encoding: .utf8)
         try copy.rewriteLines(name) { lines in lines.map { $0.split(separator: ",").dropLast().joined(separator: ",") } }

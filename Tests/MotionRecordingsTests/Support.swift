@@ -56,6 +56,14 @@ struct Corruptor {
         return try write(all.joined(separator: "\n"), as: label)
     }
 
+    /// The file with line `index` (0-based) and the next one run together: the line break between
+    /// them lost, as when files are concatenated without a final newline.
+    func joiningLine(_ index: Int, as label: String = "joined") throws -> URL {
+        var all = lines
+        all[index] += all.remove(at: index + 1)
+        return try write(all.joined(separator: "\n"), as: label)
+    }
+
     /// Replaces field `field` (0-based) of line `index` by `value`.
     func replacingField(line index: Int, field: Int, with value: String, separator: Character = ",", as label: String) throws -> URL {
         try editing(line: index, as: label) { line in

@@ -143,7 +143,7 @@ struct StepsCommand: ParsableCommand {
         let truth = ref.stepTotal ?? (ref.stepTimes.isEmpty ? nil : ref.stepTimes.count)
         var result = Result(
             name: name, position: recording.metadata.properties["carryPosition"], steps: stepTimes.count, truth: truth,
-            errorPercent: truth.map { $0 > 0 ? Double(stepTimes.count - $0) / Double($0) * 100 : .nan },
+            errorPercent: truth.flatMap { $0 > 0 ? Double(stepTimes.count - $0) / Double($0) * 100 : nil },
             distance: engine.distance, floorsAscended: engine.floorsAscended, floorsDescended: engine.floorsDescended,
             averageActivePace: engine.averageActivePace, activeTime: engine.activeTime,
             events: events.isEmpty ? nil : events,

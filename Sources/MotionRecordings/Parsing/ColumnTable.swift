@@ -81,7 +81,7 @@ struct ColumnTable {
                 var finite = true
                 let mark = table.values.count
                 do {
-                    try rows.require(fields: needed, file.name)
+                    try rows.require(fields: needed, atMost: header.count, file.name)
                     switch time {
                     case .nanoseconds(_, let origin):
                         if let ns = rows.int64(timeIndex) {

@@ -141,12 +141,24 @@ extension DelimitedRows {
             found: field < fieldCount ? fieldText(field) : "nothing (the row has \(fieldCount) field\(fieldCount == 1 ? "" : "s"))")
     }
 
-    /// Checks the row has at least `count` fields.
-    func require(fields count: Int, _ file: String) throws {
+    /// Checks the row has at least `count` fields and, when `width` is given (the header's or the
+    /// format's number of columns), no more than `width` that are not empty. A longer row is two rows
+    /// run together (a lost line break) or a stray separator: its values cannot be trusted, and the
+    /// row it swallowed would be lost without a word. Empty trailing fields (a separator at the end
+    /// of every line) are allowed.
+    func require(fields count: Int, atMost width: Int? = nil, _ file: String) throws {
         guard fieldCount >= count else {
             if !terminated { throw TruncatedLastLine(line: line) }
             throw RecordingError(
                 file: file, line: line, expected: "\(count) fields", found: "\(fieldCount) field\(fieldCount == 1 ? "" : "s"): \(lineText)")
+        }
+        if let width, fieldCount > width {
+            for extra in width..<fieldCount where !isEmpty(extra) {
+                throw RecordingError(
+                    file: file, line: line, column: "\(extra + 1)",
+                    expected: "at most \(width) fields, as the header has (two lines run together?)",
+                    found: "\(fieldCount) fields: \(lineText)")
+            }
         }
     }
 

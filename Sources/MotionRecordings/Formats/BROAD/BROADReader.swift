@@ -143,7 +143,7 @@ enum BROADReader: FormatReader {
             while rows.next() {
                 if rows.isBlankLine { continue }
                 do {
-                    try rows.require(fields: needed, file.name)
+                    try rows.require(fields: needed, atMost: header.count, file.name)
                     for k in 0..<15 {
                         values[k] = try rows.number(index[k], file.name, columns[k])
                     }

@@ -179,7 +179,7 @@ enum IPOLGaitReader: FormatReader {
             while rows.next() {
                 if rows.isBlankLine { continue }
                 do {
-                    try rows.require(fields: needed, file.name)
+                    try rows.require(fields: needed, atMost: header.count, file.name)
                     for k in 0..<columns.count { v[k] = try rows.number(index[k], file.name, columns[k]) }
                 } catch let cut as TruncatedLastLine {
                     notices.append(.truncated(file.name, line: cut.line))

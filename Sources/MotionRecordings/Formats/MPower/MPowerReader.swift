@@ -202,7 +202,7 @@ enum MPowerReader: FormatReader {
                 if rows.isBlankLine { continue }
                 var finite = true
                 do {
-                    try rows.require(fields: needed, file.name)
+                    try rows.require(fields: needed, atMost: header.count, file.name)
                     for k in 0..<csvColumns.count {
                         v[k] = try rows.number(index[k], file.name, csvColumns[k])
                         if !v[k].isFinite { finite = false }

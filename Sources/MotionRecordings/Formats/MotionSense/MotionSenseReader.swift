@@ -176,7 +176,7 @@ enum MotionSenseReader: FormatReader {
                 if rows.isBlankLine { continue }
                 var finite = true
                 do {
-                    try rows.require(fields: needed, file.name)
+                    try rows.require(fields: needed, atMost: header.count, file.name)
                     for k in 0..<columns.count {
                         v[k] = try rows.number(index[k], file.name, columns[k])
                         if !v[k].isFinite { finite = false }

@@ -207,7 +207,7 @@ enum OxfordStepCounterReader: FormatReader {
                 let t: Double
                 let v: Vector3
                 do {
-                    try rows.require(fields: 5, file.name)
+                    try rows.require(fields: 5, atMost: 5, file.name)
                     guard let ns = rows.int64(0) else {
                         throw rows.fail(file.name, field: 0, column: names[0], expected: "an integer time in nanoseconds")
                     }
@@ -243,7 +243,7 @@ enum OxfordStepCounterReader: FormatReader {
                 let t: Double
                 let state: (Int64, Int64)
                 do {
-                    try rows.require(fields: 3, file.name)
+                    try rows.require(fields: 3, atMost: 3, file.name)
                     guard let ns = rows.int64(0) else {
                         throw rows.fail(file.name, field: 0, column: names[0], expected: "an integer time in nanoseconds")
                     }

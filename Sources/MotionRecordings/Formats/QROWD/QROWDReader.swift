@@ -106,7 +106,7 @@ enum QROWDReader: FormatReader {
                 let v: Vector3
                 let label: String
                 do {
-                    try rows.require(fields: 4, file.name)
+                    try rows.require(fields: 4, atMost: 4, file.name)
                     v = Vector3(try rows.number(0, file.name, names[0]) / scale, try rows.number(1, file.name, names[1]) / scale, try rows.number(2, file.name, names[2]) / scale)
                     guard !rows.isEmpty(3) else { throw rows.fail(file.name, field: 3, column: "class", expected: "an activity class") }
                     label = rows.string(3).trimmingCharacters(in: .whitespaces)

@@ -12,8 +12,8 @@ import Testing
 @Suite("Activity on simulated scenes")
 struct ActivitySimulatorTests {
     /// Share of single windows of each class after the first 10 s, and the tracked states.
-    static func run(_ name: String, duration: Double = 200) throws -> (shares: [ActivityClass: Double], states: [ActivityState]) {
-        let simulation = try Simulation(scene: try SceneCatalog.scene(named: name), seed: 1)
+    static func run(_ name: String, duration: Double = 200, seed: UInt64 = 1) throws -> (shares: [ActivityClass: Double], states: [ActivityState]) {
+        let simulation = try Simulation(scene: try SceneCatalog.scene(named: name), seed: seed)
         let (estimates, states) = try classify(simulation.recording(duration: duration))
         let late = estimates.filter { $0.time > 10 }
         var shares: [ActivityClass: Double] = [:]
@@ -75,18 +75,18 @@ struct ActivitySimulatorTests {
         #expect(states.allSatisfy { $0.walking }, "\(states.map(\.flags))")
     }
 
-    @Test("the car scene: a trip starts in the first leg, a stop at the end reads stationary + automotive")
-    func car() throws {
-        let (shares, states) = try Self.run("car")
-        // Measured: 93 % automotive windows; stationary + automotive at the 140–152 s stop. The trip is
-        // dated from 34.5 s (13 s with the simulator's earlier pure-tone car): the tracker needs 20 s of
-        // confident automotive windows to start one, and the first bend at 50 km/h (0.28 g sideways for
-        // 8 s from 27 s) reads partly as cycling (up to 0.27), a tilt that QROWD's driving does not show
-        // (docs/activity.md); once the trip holds, the bends do not end it. Asserted: it starts before the
-        // first stop (95–105 s).
+    @Test("the car scene: a trip starts as the car pulls away, a stop at the end reads stationary + automotive",
+          arguments: [1, 2, 6, 9] as [UInt64])
+    func car(seed: UInt64) throws {
+        let (shares, states) = try Self.run("car", seed: seed)
+        // Measured: 92–93 % automotive windows; stationary + automotive at the 140–152 s stop. The car pulls
+        // away at 5 s; the trip is dated from 12.8 s with every seed 0–9. The bends at 50 km/h (0.28 g
+        // sideways for 8 s) read partly as cycling (automotive 0.58–0.76): before the tracker paused its
+        // count through such stretches, they restarted it and the trip was dated from 34.5 s (seeds 1, 3)
+        // or 57.6–58.8 s (seeds 2, 6, 7, 9). These seeds are the ones that were late.
         #expect(shares[.automotive, default: 0] >= 0.85)
         let trip = try #require(states.first { $0.automotive })
-        #expect(trip.startTime < 95)
+        #expect(trip.startTime < 20)
         #expect(states.contains { $0.flags == [.stationary, .automotive] })
         #expect(!states.contains { $0.walking || $0.running || $0.cycling })
     }

@@ -82,6 +82,60 @@ struct ActivityTrackerTests {
         #expect(flagChanges(feed(&tracker, .stationary, from: 230, to: 260)) == [.stationary])
     }
 
+    /// Feeds estimates with the given probabilities every 1.28 s over `range`; returns the states reported.
+    private func feedMix(_ tracker: inout ActivityTracker, _ p: ActivityProbabilities, from start: Double, to end: Double) -> [ActivityState] {
+        var out: [ActivityState] = []
+        var t = start
+        while t < end {
+            let e = ActivityEstimate(time: t, windowDuration: ActivityFeatures.windowDuration, probabilities: p)
+            if let s = tracker.update(e) { out.append(s) }
+            t += 1.28
+        }
+        return out
+    }
+
+    @Test("a bend on the way (weaker automotive, still moving) pauses the count towards a trip; a dip towards stationary or a long pause starts it over")
+    func tripThroughABend() {
+        let vehicle = ActivityProbabilities(stationary: 0.02, cycling: 0.02, automotive: 0.96)
+        let bend = ActivityProbabilities(stationary: 0.03, walking: 0.05, cycling: 0.32, automotive: 0.6)
+        let stillish = ActivityProbabilities(stationary: 0.45, automotive: 0.55)
+
+        // 12 s of driving, an 8 s bend, driving on: the trip starts once 20 s of confident windows are in,
+        // dated from the first of them.
+        var tracker = ActivityTracker()
+        _ = feed(&tracker, .stationary, from: 0, to: 5)
+        #expect(feedMix(&tracker, vehicle, from: 5, to: 17).isEmpty)
+        #expect(feedMix(&tracker, bend, from: 17, to: 25).isEmpty)
+        var trip = feedMix(&tracker, vehicle, from: 25, to: 60)
+        #expect(flagChanges(trip) == [.automotive])
+        if let start = trip.first?.startTime { #expect(start < 8, "dated \(start)") }
+
+        // The same with the dip towards stationary (a still phone the model half takes for a parked car):
+        // the count starts over after it.
+        tracker = ActivityTracker()
+        _ = feed(&tracker, .stationary, from: 0, to: 5)
+        _ = feedMix(&tracker, vehicle, from: 5, to: 17)
+        _ = feedMix(&tracker, stillish, from: 17, to: 25)
+        trip = feedMix(&tracker, vehicle, from: 25, to: 80)
+        #expect(flagChanges(trip) == [.automotive])
+        if let start = trip.first?.startTime { #expect(start > 20, "dated \(start)") }
+
+        // A weaker stretch longer than 10 s also starts it over.
+        tracker = ActivityTracker()
+        _ = feed(&tracker, .stationary, from: 0, to: 5)
+        _ = feedMix(&tracker, vehicle, from: 5, to: 17)
+        _ = feedMix(&tracker, bend, from: 17, to: 37)
+        trip = feedMix(&tracker, vehicle, from: 37, to: 90)
+        #expect(flagChanges(trip) == [.automotive])
+        if let start = trip.first?.startTime { #expect(start > 30, "dated \(start)") }
+
+        // Weaker windows alone never start a trip.
+        tracker = ActivityTracker()
+        _ = feed(&tracker, .stationary, from: 0, to: 5)
+        #expect(feedMix(&tracker, bend, from: 5, to: 120).isEmpty)
+        #expect(tracker.current?.flags == .stationary)
+    }
+
     @Test("a long stop loses the automotive flag after the hold")
     func longStop() {
         var tracker = ActivityTracker()

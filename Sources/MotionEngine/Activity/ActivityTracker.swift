@@ -13,7 +13,11 @@ import Foundation
 /// - **Entering a vehicle** takes more evidence: automotive must be the candidate for 20 s with a smoothed
 ///   probability of at least 0.75 (a handled phone gives vehicle-like windows, but with probabilities of
 ///   0.5–0.7 where a real trip gives 0.9 and more, measured on QROWD); weaker automotive windows leave the
-///   state as it is.
+///   state as it is. While those 20 s are gathered, a stretch of weaker windows in which automotive stays
+///   the most likely class and stationary stays below 0.2 (a bend or a bumpy stretch: moving, and the
+///   vehicle still the best explanation) pauses the count for up to 10 s instead of starting it over; the
+///   confident windows must be at least half of the run. A dip towards stationary starts it over: a
+///   still phone that the model takes for a parked vehicle's must not build a trip from interrupted runs.
 /// - **Stops in a vehicle**: within a trip (an automotive state at least 20 s old), stationary windows give `stationary + automotive`
 ///   (a car at a red light, in a jam, a train at a station) for up to 3 minutes since the last
 ///   automotive window; walking, running or cycling end the trip at once (after the usual hysteresis).
@@ -37,6 +41,12 @@ public struct ActivityTracker: Sendable {
         public var automotiveConfirmationTime: Double
         /// Smoothed automotive probability needed to make automotive a candidate when not already in a vehicle.
         public var automotiveEntryProbability: Double
+        /// Longest stretch of weaker automotive estimates (automotive still the most likely class, below
+        /// ``automotiveEntryProbability``) that pauses, rather than ends, the count towards a trip, seconds.
+        public var automotivePauseLimit: Double
+        /// A weaker automotive estimate pauses the count only while the smoothed stationary probability
+        /// is below this.
+        public var automotivePauseStationaryBelow: Double
         /// How long stationary windows keep the automotive flag after the last automotive window, seconds.
         public var vehicleStopHold: Double
         /// Estimates further apart than this are a gap (the state becomes unknown), seconds.
@@ -44,10 +54,12 @@ public struct ActivityTracker: Sendable {
 
         public init(
             smoothingTime: Double = 4, confirmationCount: Int = 3, unclassifiedBelow: Double = 0.45,
-            automotiveConfirmationTime: Double = 20, automotiveEntryProbability: Double = 0.75, vehicleStopHold: Double = 180,
-            maximumGap: Double = 10
+            automotiveConfirmationTime: Double = 20, automotiveEntryProbability: Double = 0.75, automotivePauseLimit: Double = 10,
+            automotivePauseStationaryBelow: Double = 0.2, vehicleStopHold: Double = 180, maximumGap: Double = 10
         ) {
+            self.automotivePauseStationaryBelow = automotivePauseStationaryBelow
             self.automotiveEntryProbability = automotiveEntryProbability
+            self.automotivePauseLimit = automotivePauseLimit
             self.smoothingTime = smoothingTime
             self.confirmationCount = confirmationCount
             self.unclassifiedBelow = unclassifiedBelow
@@ -68,6 +80,10 @@ public struct ActivityTracker: Sendable {
     private var pending: ActivityState?
     private var pendingCount = 0
     private var pendingSince = 0.0
+    /// Towards a trip: seconds of confident automotive estimates in the pending run, and of the current
+    /// pause (weaker automotive estimates).
+    private var pendingAutomotiveTime = 0.0
+    private var pausedTime = 0.0
     /// Start of the current automotive state (the trip), seconds.
     private var tripStart = Double.infinity
 
@@ -117,6 +133,7 @@ public struct ActivityTracker: Sendable {
     public mutating func update(_ estimate: ActivityEstimate) -> ActivityState? {
         let p = estimate.probabilities
         let fresh: Bool
+        let interval = lastTime.map { estimate.time - $0 } ?? 0
         if let last = lastTime, estimate.time - last <= configuration.maximumGap, estimate.time >= last,
             let current, !current.unknown
         {
@@ -141,6 +158,16 @@ public struct ActivityTracker: Sendable {
             return state
         }
         guard let current else { return nil }
+        // A weaker automotive estimate while a trip is being confirmed pauses the count (bounded).
+        if let pending, pending.automotive, !current.automotive, smoothed.mostLikely == .automotive,
+            smoothed[.automotive] < configuration.automotiveEntryProbability,
+            smoothed[.stationary] < configuration.automotivePauseStationaryBelow
+        {
+            pausedTime += interval
+            if pausedTime <= configuration.automotivePauseLimit { return nil }
+        } else {
+            pausedTime = 0
+        }
         let next = candidate(at: estimate.time, startTime: estimate.midTime)
         if next.flags == current.flags && next.confidence == current.confidence {
             pending = nil
@@ -155,16 +182,20 @@ public struct ActivityTracker: Sendable {
         }
         if sameRun {
             pendingCount += 1
+            pendingAutomotiveTime += interval
             // Keep the start of the run; follow the confidence as it settles.
             pending?.confidence = next.confidence
         } else {
             pending = next
             pendingCount = 1
             pendingSince = estimate.time
+            pendingAutomotiveTime = 0
+            pausedTime = 0
         }
         guard pendingCount >= configuration.confirmationCount, var adopted = pending else { return nil }
         if adopted.automotive, !current.automotive,
-            estimate.time - pendingSince < configuration.automotiveConfirmationTime
+            pendingAutomotiveTime < configuration.automotiveConfirmationTime
+                || pendingAutomotiveTime < 0.5 * (estimate.time - pendingSince)
         {
             return nil
         }

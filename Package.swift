@@ -118,7 +118,7 @@ let package = Package(
         .testTarget(name: "ExampleAppTests", dependencies: ["CoreMotion", "CoreMotionTesting"], swiftSettings: strict),
         .testTarget(
             name: "CoreMotionCLITests",
-            dependencies: ["CoreMotionCLI", "TestSupport"],
+            dependencies: ["CoreMotionCLI", "MotionRecordings", "MotionSimulator", "TestSupport"],
             swiftSettings: strict
         ),
     ],

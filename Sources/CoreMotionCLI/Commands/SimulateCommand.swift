@@ -21,7 +21,7 @@ struct SimulateCommand: ParsableCommand {
     @Argument(help: "A named scene or a scene file (.json).")
     var scene: String?
 
-    @Option(help: "Seconds of samples to write.")
+    @Option(help: "Seconds of samples to write (default: one pass of the scene, the length --list gives).")
     var duration: Double?
 
     @Option(help: "Seed of the sensor noise and of the scene's random phases.")
@@ -53,8 +53,7 @@ struct SimulateCommand: ParsableCommand {
     func validate() throws {
         if list { return }
         guard scene != nil else { throw ValidationError("give a SCENE (or --list to see them)") }
-        guard let duration else { throw ValidationError("give --duration SECONDS") }
-        guard duration.isFinite && duration > 0 else {
+        if let duration, !(duration.isFinite && duration > 0) {
             throw ValidationError("--duration must be a positive number of seconds, found \(duration)")
         }
         if let output, !output.hasSuffix(".csv") && !output.hasSuffix(".cmrec") {
@@ -64,7 +63,7 @@ struct SimulateCommand: ParsableCommand {
 
     func run() throws {
         if list { return try listScenes() }
-        guard let name = scene, let duration else { return }
+        guard let name = scene else { return }
         var chosen: Scene
         do {
             chosen = try SceneCatalog.resolve(name)
@@ -78,6 +77,7 @@ struct SimulateCommand: ParsableCommand {
         } catch let error as SceneError {
             throw SimulateFailure(message: error.description)
         }
+        let duration = self.duration ?? simulation.script.duration
         var end = duration
         if let last = simulation.sampleDuration, last < duration {
             Output.note("note: scene '\(chosen.name)' stops after \(last) s; writing \(last) s")

@@ -51,7 +51,7 @@ struct GaitTrace {
     /// Estimates made while the detector reported walking.
     private(set) var walkingEstimates = 0
     private var periods: [Double] = [], amplitudes: [Double] = [], rates: [Double] = []
-    private var atPeriod: [Double] = [], atHalfPeriod: [Double] = []
+    private var atPeriod: [Double] = [], atHalfPeriod: [Double] = [], impacts: [Double] = []
 
     /// Records the filter's gait analysis after an estimate, if it reports walking.
     mutating func record(_ filter: FusionFilter) {
@@ -63,6 +63,7 @@ struct GaitTrace {
         rates.append(g.rotationRMS)
         atPeriod.append(g.rotationAtPeriod)
         atHalfPeriod.append(g.rotationAtHalfPeriod)
+        impacts.append(g.impactRatio)
     }
 
     /// One line: the walking share of `estimates` and the medians of the analysis while walking.
@@ -71,6 +72,6 @@ struct GaitTrace {
         return "\(label) walking \(Output.fixed(100 * Double(walkingEstimates) / Double(max(1, estimates)), 1)) %"
             + " period \(Output.fixed(median(periods), 2)) amplitude \(Output.fixed(median(amplitudes), 3))"
             + " rotation RMS \(Output.fixed(median(rates), 2)) at period \(Output.fixed(median(atPeriod), 2))"
-            + " at half \(Output.fixed(median(atHalfPeriod), 2))"
+            + " at half \(Output.fixed(median(atHalfPeriod), 2)) impact \(Output.fixed(median(impacts), 2))"
     }
 }

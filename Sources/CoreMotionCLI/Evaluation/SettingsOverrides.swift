@@ -12,6 +12,7 @@ enum SettingsOverrides {
         "gaitPeriodicityThreshold": \.gaitPeriodicityThreshold,
         "gaitMinimumAmplitude": \.gaitMinimumAmplitude,
         "gaitRotationPeriodicityThreshold": \.gaitRotationPeriodicityThreshold,
+        "gaitImpactThreshold": \.gaitImpactThreshold,
         "gaitOnsetTime": \.gaitOnsetTime,
         "gaitOffsetTime": \.gaitOffsetTime,
         "gaitRampTime": \.gaitRampTime,

@@ -215,10 +215,11 @@ public struct FusionFilter: Sendable {
     /// peak), the normalised autocorrelation of the vertical specific force at it (`periodicity`,
     /// −1 … 1), the standard deviation of that force (`amplitude`, g), the RMS of the rotation rate
     /// (`rotationRMS`, rad/s) and the rotation rate's normalised autocorrelation at the period
-    /// (`rotationAtPeriod`) and at half of it (`rotationAtHalfPeriod`).
+    /// (`rotationAtPeriod`) and at half of it (`rotationAtHalfPeriod`), and the impact power over the
+    /// variance of the force (`impactRatio`: the strikes of the feet).
     public var gaitAnalysis: (period: Double, periodicity: Double, amplitude: Double,
-                              rotationRMS: Double, rotationAtPeriod: Double, rotationAtHalfPeriod: Double) {
-        (gait.period, gait.periodicity, gait.amplitude, gait.rotationRMS, gait.rotationAtPeriod, gait.rotationAtHalfPeriod)
+                              rotationRMS: Double, rotationAtPeriod: Double, rotationAtHalfPeriod: Double, impactRatio: Double) {
+        (gait.period, gait.periodicity, gait.amplitude, gait.rotationRMS, gait.rotationAtPeriod, gait.rotationAtHalfPeriod, gait.impactRatio)
     }
 
     /// Whether the magnetic field is currently considered disturbed (heading follows the gyroscope).

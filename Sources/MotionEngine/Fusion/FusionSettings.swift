@@ -25,6 +25,12 @@ extension FusionFilter {
         /// Smallest autocorrelation (normalised) of the rotation rate at the acceleration's period that
         /// counts as gait: the body turns the device the same way every stride.
         public var gaitRotationPeriodicityThreshold = 0.9
+        /// Alternatively to the rotation: smallest ratio of the impact power of the (25 Hz) specific
+        /// force — the mean square of its second difference — to its variance that counts as gait: feet
+        /// strike the ground once a step, a hand moving the device back and forth does not (pocket
+        /// walks 1.1–4.9, BROAD's hand-held movements 0.1–1.2; `docs/fusion.md` §6). 0 turns this
+        /// alternative off.
+        public var gaitImpactThreshold = 2.0
         /// Smallest standard deviation of the specific force's norm that counts as locomotion, g.
         public var gaitMinimumAmplitude = 0.3
         /// Time the periodicity must hold before walking is declared, seconds.

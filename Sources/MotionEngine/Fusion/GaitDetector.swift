@@ -10,8 +10,11 @@ import MotionSamples
 /// constant ``Settings/gaitCorrelationTime``). Locomotion is a clear autocorrelation peak at a lag in
 /// the step range (a local maximum above ``Settings/gaitPeriodicityThreshold`` preceded by a trough
 /// at least 0.3 below it) with enough movement (standard deviation of the norm above
-/// ``Settings/gaitMinimumAmplitude``), held for ``Settings/gaitOnsetTime``. Slow hand movements
-/// (no peak), vibration (averaged away at 25 Hz) and isolated taps (no repetition) do not qualify.
+/// ``Settings/gaitMinimumAmplitude``), held for ``Settings/gaitOnsetTime``; to begin, the device must
+/// also turn the same way every stride (``Settings/gaitRotationPeriodicityThreshold``) or the force
+/// carry the feet's strikes (``Settings/gaitImpactThreshold``). Slow hand movements (no peak),
+/// vibration (averaged away at 25 Hz), isolated taps (no repetition) and a hand moving the device back
+/// and forth (no stride rotation, no impacts) do not qualify.
 ///
 /// Fixed-size storage (`InlineArray`): no allocation, about 2 × 40 multiply-adds 25 times a second.
 /// The histories are kept twice over (positions `i` and `i + lagCount`) and component by component,
@@ -29,6 +32,7 @@ struct GaitDetector: Sendable {
         var minimumAmplitude: Double
         var periodicityThreshold: Double
         var rotationPeriodicityThreshold: Double
+        var impactThreshold: Double
         var onsetTime: Double
         var offsetTime: Double
 
@@ -37,6 +41,7 @@ struct GaitDetector: Sendable {
             minimumAmplitude = s.gaitMinimumAmplitude
             periodicityThreshold = s.gaitPeriodicityThreshold
             rotationPeriodicityThreshold = s.gaitRotationPeriodicityThreshold
+            impactThreshold = s.gaitImpactThreshold
             onsetTime = s.gaitOnsetTime
             offsetTime = s.gaitOffsetTime
         }
@@ -50,6 +55,11 @@ struct GaitDetector: Sendable {
     private var correlation = InlineArray<40, Double>(repeating: 0)
     private var rotationCorrelation = InlineArray<40, Double>(repeating: 0)
     private var rotationSum = Vector3(0, 0, 0)
+    /// The two previous decimated values (mean removed) and the forgetting mean square of the second
+    /// difference (the impact power), g².
+    private var previous1 = 0.0
+    private var previous2 = 0.0
+    private var curvature = 0.0
     private var newest = 0
     private var evaluationToggle = false
     private var pendingEvaluation = 0.0
@@ -75,6 +85,12 @@ struct GaitDetector: Sendable {
     private(set) var rotationRMS = 0.0
     private(set) var rotationAtPeriod = 0.0
     private(set) var rotationAtHalfPeriod = 0.0
+    /// Impact power over the variance: the mean square of the second difference of the 25 Hz series
+    /// over its variance (both with the correlation's forgetting). Gait strikes the ground every step:
+    /// 2.9–3.9 on the iPhone 13 pocket walk, 1.4–3.5 on MotionSense walking and jogging (10th–90th
+    /// percentiles of 5 s windows); a hand moving the device back and forth is smooth: BROAD's
+    /// translations and magnet trials 0.1–1.2.
+    private(set) var impactRatio = 0.0
     /// Standard deviation of the norm, g.
     var amplitude: Double { max(0, correlation[0]).squareRoot() }
     /// Whether the latest autocorrelation shows a step or stride peak (locomotion possibly under way).
@@ -127,6 +143,12 @@ struct GaitDetector: Sendable {
         rotationZ[newest] = w.z
         rotationZ[mirror] = w.z
         let forget = forgetGain
+        if filled >= 2 {
+            let d2 = x - 2 * previous1 + previous2
+            curvature += forget * (d2 * d2 - curvature)
+        }
+        previous2 = previous1
+        previous1 = x
         filled = min(filled + 1, Self.lagCount)
         // R[k] ← R[k] + g (x[n] x[n−k] − R[k]) for the lags with history; x[n−k] sits at newest + k
         // (newest < lagCount and k < lagCount, so the index stays below 2 lagCount).
@@ -192,12 +214,15 @@ struct GaitDetector: Sendable {
         rotationAtPeriod = bestLag > 0 ? rotationCorrelation[bestLag] / g0 : 0
         rotationAtHalfPeriod = bestLag > 0 ? rotationCorrelation[bestLag / 2] / g0 : 0
         period = Double(bestLag) * Self.samplePeriod
+        impactRatio = r0 > 0 ? curvature / r0 : 0
         // A body's gait turns the device the same way every stride; a hand moving it back and forth
         // need not (BROAD's periodic translations: 0.04–0.70 at the acceleration's period, walking
         // and running in a pocket 0.78–0.94).
         // The rotation decides the onset only: once walking, turns and uneven ground may change it.
+        // Feet striking the ground are the other sign of gait (a hand's movement is smooth).
         let holds = best >= p.periodicityThreshold
-            && (isWalking || rotationAtPeriod >= p.rotationPeriodicityThreshold)
+            && (isWalking || rotationAtPeriod >= p.rotationPeriodicityThreshold
+                || (p.impactThreshold > 0 && impactRatio >= p.impactThreshold))
         if holds {
             conditionTime = conditionTime > 0 ? conditionTime + dt : dt
         } else {

@@ -13,10 +13,18 @@ private func estimate(_ time: Double, _ activity: ActivityClass, _ p: Double = 0
 private func feed(_ tracker: inout ActivityTracker, _ activity: ActivityClass, from start: Double, to end: Double, hop: Double = 1.28, p: Double = 0.9)
     -> [ActivityState]
 {
+    feed(&tracker, estimate(0, activity, p).probabilities, from: start, to: end, hop: hop)
+}
+
+/// Feeds estimates with the given probabilities every `hop` seconds over `range`; returns the states reported.
+private func feed(_ tracker: inout ActivityTracker, _ probabilities: ActivityProbabilities, from start: Double, to end: Double, hop: Double = 1.28)
+    -> [ActivityState]
+{
     var out: [ActivityState] = []
     var t = start
     while t < end {
-        if let s = tracker.update(estimate(t, activity, p)) { out.append(s) }
+        let e = ActivityEstimate(time: t, windowDuration: ActivityFeatures.windowDuration, probabilities: probabilities)
+        if let s = tracker.update(e) { out.append(s) }
         t += hop
     }
     return out
@@ -82,57 +90,41 @@ struct ActivityTrackerTests {
         #expect(flagChanges(feed(&tracker, .stationary, from: 230, to: 260)) == [.stationary])
     }
 
-    /// Feeds estimates with the given probabilities every 1.28 s over `range`; returns the states reported.
-    private func feedMix(_ tracker: inout ActivityTracker, _ p: ActivityProbabilities, from start: Double, to end: Double) -> [ActivityState] {
-        var out: [ActivityState] = []
-        var t = start
-        while t < end {
-            let e = ActivityEstimate(time: t, windowDuration: ActivityFeatures.windowDuration, probabilities: p)
-            if let s = tracker.update(e) { out.append(s) }
-            t += 1.28
-        }
-        return out
-    }
-
     @Test("a bend on the way (weaker automotive, still moving) pauses the count towards a trip; a dip towards stationary or a long pause starts it over")
     func tripThroughABend() {
         let vehicle = ActivityProbabilities(stationary: 0.02, cycling: 0.02, automotive: 0.96)
         let bend = ActivityProbabilities(stationary: 0.03, walking: 0.05, cycling: 0.32, automotive: 0.6)
         let stillish = ActivityProbabilities(stationary: 0.45, automotive: 0.55)
+        /// Standing 5 s, driving 12 s, `middle` until `resume`, driving on until `end`: the states reported
+        /// from `resume` on (nothing may be reported before).
+        func drive(through middle: ActivityProbabilities, until resume: Double, end: Double) -> [ActivityState] {
+            var tracker = ActivityTracker()
+            _ = feed(&tracker, .stationary, from: 0, to: 5)
+            #expect(feed(&tracker, vehicle, from: 5, to: 17).isEmpty)
+            #expect(feed(&tracker, middle, from: 17, to: resume).isEmpty)
+            return feed(&tracker, vehicle, from: resume, to: end)
+        }
 
-        // 12 s of driving, an 8 s bend, driving on: the trip starts once 20 s of confident windows are in,
-        // dated from the first of them.
-        var tracker = ActivityTracker()
-        _ = feed(&tracker, .stationary, from: 0, to: 5)
-        #expect(feedMix(&tracker, vehicle, from: 5, to: 17).isEmpty)
-        #expect(feedMix(&tracker, bend, from: 17, to: 25).isEmpty)
-        var trip = feedMix(&tracker, vehicle, from: 25, to: 60)
+        // An 8 s bend: the trip starts once 20 s of confident windows are in, dated from the first of them.
+        var trip = drive(through: bend, until: 25, end: 60)
         #expect(flagChanges(trip) == [.automotive])
         if let start = trip.first?.startTime { #expect(start < 8, "dated \(start)") }
 
-        // The same with the dip towards stationary (a still phone the model half takes for a parked car):
-        // the count starts over after it.
-        tracker = ActivityTracker()
-        _ = feed(&tracker, .stationary, from: 0, to: 5)
-        _ = feedMix(&tracker, vehicle, from: 5, to: 17)
-        _ = feedMix(&tracker, stillish, from: 17, to: 25)
-        trip = feedMix(&tracker, vehicle, from: 25, to: 80)
+        // A dip towards stationary (a still phone the model half takes for a parked car) starts the
+        // count over after it.
+        trip = drive(through: stillish, until: 25, end: 80)
         #expect(flagChanges(trip) == [.automotive])
         if let start = trip.first?.startTime { #expect(start > 20, "dated \(start)") }
 
-        // A weaker stretch longer than 10 s also starts it over.
-        tracker = ActivityTracker()
-        _ = feed(&tracker, .stationary, from: 0, to: 5)
-        _ = feedMix(&tracker, vehicle, from: 5, to: 17)
-        _ = feedMix(&tracker, bend, from: 17, to: 37)
-        trip = feedMix(&tracker, vehicle, from: 37, to: 90)
+        // So does a weaker stretch longer than 10 s.
+        trip = drive(through: bend, until: 37, end: 90)
         #expect(flagChanges(trip) == [.automotive])
         if let start = trip.first?.startTime { #expect(start > 30, "dated \(start)") }
 
         // Weaker windows alone never start a trip.
-        tracker = ActivityTracker()
+        var tracker = ActivityTracker()
         _ = feed(&tracker, .stationary, from: 0, to: 5)
-        #expect(feedMix(&tracker, bend, from: 5, to: 120).isEmpty)
+        #expect(feed(&tracker, bend, from: 5, to: 120).isEmpty)
         #expect(tracker.current?.flags == .stationary)
     }
 

@@ -15,7 +15,11 @@ struct FusionParityTests {
     }
 
     static func compare(_ r: Recording) -> Figures {
-        let (_, estimates) = runEstimator(mergedSamples(r))
+        compare(r, runEstimator(mergedSamples(r)).1)
+    }
+
+    /// Our `estimates` of recording `r` against Apple's reference in it.
+    static func compare(_ r: Recording, _ estimates: [DeviceMotionEstimate]) -> Figures {
         var f = Figures()
         let times = estimates.map(\.time)
         func nearest(_ t: Double, _ tolerance: Double) -> Int? {
@@ -70,23 +74,11 @@ struct FusionParityTests {
     func iphoneWarm() throws {
         let r = try RecordingReader.read(TestData.url("iphone13-walk-sensorlogger"))
         let samples = mergedSamples(r)
-        // As the service restores a saved calibration (and `coremotion evaluate --start warm`): the
-        // bias with at least 0.05 °/s of uncertainty, the magnetometer calibration if `.low` or better.
+        // As the service restores a saved calibration right after the run that saved it (and
+        // `coremotion evaluate --start warm`): the bias with at least 0.05 °/s of uncertainty, the
+        // magnetometer calibration if `.low` or better.
         let (first, _) = runEstimator(samples)
-        var estimator = DeviceMotionEstimator(settings: FusionFilter.Settings())
-        estimator.restoreGyroBias(first.filter.gyroBias, sigma: max(first.filter.gyroBiasSigma, 0.05 * Double.pi / 180))
-        if first.filter.magnetometerCalibration.accuracy >= .low { estimator.magnetometerCalibration = first.filter.magnetometerCalibration }
-        var estimates: [DeviceMotionEstimate] = []
-        for s in samples { if let e = estimator.add(s) { estimates.append(e) } }
-        while let e = estimator.flush() { estimates.append(e) }
-        let times = estimates.map(\.time)
-        var gravity: [Double] = []
-        for g in r.reference.gravity {
-            var lo = 0, hi = times.count
-            while lo < hi { let mid = (lo + hi) / 2; if times[mid] < g.time { lo = mid + 1 } else { hi = mid } }
-            let near = [lo - 1, lo].filter { $0 >= 0 && $0 < times.count }.min { abs(times[$0] - g.time) < abs(times[$1] - g.time) }
-            if let i = near, abs(times[i] - g.time) <= 0.006 { gravity.append(estimates[i].gravity.angle(to: g.value) * 180 / Double.pi) }
-        }
+        let gravity = Self.compare(r, runEstimator(samples, restoredFrom: first).1).gravity
         #expect(gravity.count > 9000)
         // Measured: 0.473° median, 1.68° p95 (0.822° / 2.16° when walking was found from the rotation
         // alone, from 45.8 s). This is the state an iPhone's filter is in when an app starts; it is

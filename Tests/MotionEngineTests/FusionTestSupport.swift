@@ -61,8 +61,12 @@ struct SplitMix {
 }
 
 /// Runs an estimator over samples, returning every estimate.
-func runEstimator(_ samples: [SensorSample], settings: FusionFilter.Settings = .init(), calibration: MagnetometerCalibration? = nil) -> (DeviceMotionEstimator, [DeviceMotionEstimate]) {
+func runEstimator(
+    _ samples: [SensorSample], settings: FusionFilter.Settings = .init(), calibration: MagnetometerCalibration? = nil,
+    restoredFrom earlier: DeviceMotionEstimator? = nil
+) -> (DeviceMotionEstimator, [DeviceMotionEstimate]) {
     var estimator = DeviceMotionEstimator(settings: settings)
+    if let earlier { estimator.restore(from: earlier) }
     if let calibration { estimator.magnetometerCalibration = calibration }
     var out: [DeviceMotionEstimate] = []
     for s in samples { if let e = estimator.add(s) { out.append(e) } }

@@ -88,11 +88,7 @@ enum ParityEvaluation {
             var previous = DeviceMotionEstimator(settings: settings)
             for s in samples { _ = previous.add(s) }
             while previous.flush() != nil {}
-            let learned = previous.filter
-            estimator.restoreGyroBias(learned.gyroBias, sigma: max(learned.gyroBiasSigma, 0.05 * Double.pi / 180))
-            if learned.hasMagnetometer && learned.magnetometerCalibration.accuracy >= .low {
-                estimator.magnetometerCalibration = learned.magnetometerCalibration
-            }
+            estimator.restore(from: previous)
         }
         var estimates: [DeviceMotionEstimate] = []
         estimates.reserveCapacity(recording.accelerometer.count)

@@ -83,12 +83,9 @@ final class DeviceMotionHub: @unchecked Sendable {
         estimatesThisRun = 0
         if let saved = service.calibrationMemory.load() {
             let elapsed = service.clock.date(at: service.clock.now).timeIntervalSince(saved.savedAt)
-            if let sigma = SensorCalibrationState.restoredBiasSigma(saved: saved.gyroBiasSigma, elapsed: elapsed) {
-                estimator.restoreGyroBias(saved.gyroBias, sigma: sigma)
-            }
-            if service.has(.magnetometer), let calibration = SensorCalibrationState.restoredMagnetometer(saved.magnetometer, elapsed: elapsed) {
-                estimator.magnetometerCalibration = calibration
-            }
+            estimator.restore(
+                gyroBias: saved.gyroBias, sigma: saved.gyroBiasSigma,
+                magnetometer: service.has(.magnetometer) ? saved.magnetometer : nil, elapsed: elapsed)
         }
         var list: [SensorSubscription] = []
         for sensor in [SensorKind.gyroscope, .accelerometer, .magnetometer] where service.has(sensor) {

@@ -36,23 +36,16 @@ public struct SensorCalibrationState: Codable, Sendable, Hashable {
             && (magnetometer.map { $0.hardIron.isFinite && $0.softIron.isFinite } ?? true)
     }
 
-    /// How the saved bias is trusted `elapsed` seconds later: its sigma grows by 0.05 °/s per hour
-    /// (temperature drift of MEMS gyroscopes between sessions; at least 0.05 °/s), and after a day
-    /// the bias is not restored at all.
+    /// How the saved bias is trusted `elapsed` seconds later (see
+    /// ``MotionEngine/DeviceMotionEstimator/restoredBiasSigma(saved:elapsed:)``).
     public static func restoredBiasSigma(saved: Double, elapsed: TimeInterval) -> Double? {
-        guard elapsed.isFinite, elapsed >= 0, elapsed < 86_400 else { return nil }
-        let degree = Double.pi / 180
-        return max(saved, 0.05 * degree) + 0.05 * degree * elapsed / 3600
+        DeviceMotionEstimator.restoredBiasSigma(saved: saved, elapsed: elapsed)
     }
 
-    /// The magnetometer calibration as restored `elapsed` seconds later: after an hour its accuracy
-    /// falls to `.low` at most (the phone may have changed case or surroundings; the filter verifies
-    /// and refines it), after a week it is not restored.
+    /// The magnetometer calibration as restored `elapsed` seconds later (see
+    /// ``MotionEngine/DeviceMotionEstimator/restoredMagnetometer(_:elapsed:)``).
     public static func restoredMagnetometer(_ saved: MagnetometerCalibration?, elapsed: TimeInterval) -> MagnetometerCalibration? {
-        guard var calibration = saved, elapsed.isFinite, elapsed >= 0, elapsed < 7 * 86_400,
-              calibration.accuracy >= .low else { return nil }
-        if elapsed > 3600 && calibration.accuracy > .low { calibration.accuracy = .low }
-        return calibration
+        DeviceMotionEstimator.restoredMagnetometer(saved, elapsed: elapsed)
     }
 }
 

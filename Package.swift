@@ -18,7 +18,11 @@ let package = Package(
         .library(name: "MotionEngine", targets: ["MotionEngine"]),
         .library(name: "MotionRecordings", targets: ["MotionRecordings"]),
         .library(name: "MotionIIO", targets: ["MotionIIO"]),
+        // The client side of the system service, for tools that talk to `coremotiond` directly.
+        .library(name: "MotionDaemonClient", targets: ["MotionDaemonClient"]),
         .executable(name: "coremotion", targets: ["CoreMotionCLI"]),
+        // The motion coprocessor as a Linux system service.
+        .executable(name: "coremotiond", targets: ["CoreMotionDaemon"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -26,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // Layer 1–2: sample value types, vector maths, clocks and the device protocol.
@@ -52,21 +58,86 @@ let package = Package(
             dependencies: ["MotionSamples", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
-        // Layer 4: one shared service per process: device selection, fan-out, decimation, delivery.
+        // Layer 4 boundary: the one client interface the API talks to (value types, subscriptions, queue
+        // delivery), with two implementations: the in-process service and the connection to `coremotiond`.
+        .target(
+            name: "MotionClient",
+            dependencies: [
+                "MotionSamples",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strict
+        ),
+        // Layer 4: the service: device selection, engines run once, fan-out, decimation, history recording.
         .target(
             name: "MotionService",
             dependencies: [
+                "MotionClient",
                 "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionEngine", "MotionHistory",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: strict
         ),
-        // Layer 6: Apple's names.
-        .target(name: "CoreMotion", dependencies: ["MotionService", "MotionSamples", "MotionEngine"], swiftSettings: strict),
+        // Layer 4 (system service): the wire protocol between `coremotiond` and its clients. Pure bytes in,
+        // frames out: no I/O, so that the decoder can be fuzzed alone.
+        .target(name: "MotionProtocol", dependencies: ["MotionSamples", "MotionClient"], swiftSettings: strict),
+        // Layer 4 (system service): who a peer is and what it may do: per-user, per-app decisions and the
+        // administrator's policy.
+        .target(
+            name: "MotionAuthorization",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        // Layer 4 (system service): systemd socket activation and readiness notification, without libsystemd;
+        // the unit files.
+        .target(name: "MotionSystemd", swiftSettings: strict),
+        // Layer 4 (system service): `coremotiond`'s library: one service for every process over a Unix socket.
+        .target(
+            name: "MotionDaemon",
+            dependencies: [
+                "MotionService", "MotionProtocol", "MotionAuthorization", "MotionSystemd", "MotionClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Layer 4 (system service): a process's connection to `coremotiond`, the second implementation of
+        // the client interface.
+        .target(
+            name: "MotionDaemonClient",
+            dependencies: [
+                "MotionClient", "MotionProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Layer 6: Apple's names. Talks to the client interface only (`MotionClient`); the two other
+        // imports only choose which implementation a process uses.
+        .target(
+            name: "CoreMotion",
+            dependencies: ["MotionClient", "MotionService", "MotionDaemonClient", "MotionSamples"],
+            swiftSettings: strict
+        ),
         .target(
             name: "CoreMotionTesting",
             dependencies: ["CoreMotion", "MotionService", "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionHistory"],
+            swiftSettings: strict
+        ),
+        // Layer 7: the `coremotiond` daemon.
+        .executableTarget(
+            name: "CoreMotionDaemon",
+            dependencies: [
+                "MotionDaemon", "MotionService", "MotionSystemd",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         // Layer 7: the `coremotion` tool.
@@ -74,7 +145,7 @@ let package = Package(
             name: "CoreMotionCLI",
             dependencies: [
                 "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionEngine", "MotionService",
-                "CoreMotion",
+                "CoreMotion", "MotionDaemonClient", "MotionSystemd", "MotionAuthorization",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             resources: [.copy("Resources")],
@@ -116,6 +187,19 @@ let package = Package(
         ),
         // An app's own test target: only `CoreMotion` and the testing product, as an app would use them.
         .testTarget(name: "ExampleAppTests", dependencies: ["CoreMotion", "CoreMotionTesting"], swiftSettings: strict),
+        .testTarget(name: "MotionProtocolTests", dependencies: ["MotionProtocol", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MotionAuthorizationTests", dependencies: ["MotionAuthorization", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MotionSystemdTests", dependencies: ["MotionSystemd", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MotionDaemonTests",
+            dependencies: [
+                "MotionDaemon", "MotionDaemonClient", "MotionService", "MotionClient", "MotionProtocol", "MotionIIO",
+                "MotionRecordings", "MotionHistory", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "CoreMotionCLITests",
             dependencies: ["CoreMotionCLI", "MotionRecordings", "MotionSimulator", "TestSupport"],

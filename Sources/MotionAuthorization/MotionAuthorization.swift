@@ -1,0 +1,1 @@
+// MotionAuthorization: who a peer of coremotiond is and what it may do.

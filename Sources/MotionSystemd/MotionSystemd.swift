@@ -1,0 +1,1 @@
+// MotionSystemd: systemd socket activation and sd_notify without libsystemd; the unit files.

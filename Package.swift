@@ -80,9 +80,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Layer 4 (system service): the wire protocol between `coremotiond` and its clients. Pure bytes in,
-        // frames out: no I/O, so that the decoder can be fuzzed alone.
-        .target(name: "MotionProtocol", dependencies: ["MotionSamples", "MotionClient"], swiftSettings: strict),
+        // Layer 4 (system service): the wire protocol between `coremotiond` and its clients. Bytes in, frames
+        // out: no I/O (NIOCore only for its byte buffers), so that the decoder can be fuzzed alone.
+        .target(
+            name: "MotionProtocol",
+            dependencies: ["MotionSamples", "MotionClient", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: strict
+        ),
         // Layer 4 (system service): who a peer is and what it may do: per-user, per-app decisions and the
         // administrator's policy.
         .target(
@@ -126,7 +130,7 @@ let package = Package(
         ),
         .target(
             name: "CoreMotionTesting",
-            dependencies: ["CoreMotion", "MotionService", "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionHistory"],
+            dependencies: ["CoreMotion", "MotionService", "MotionClient", "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionHistory"],
             swiftSettings: strict
         ),
         // Layer 7: the `coremotiond` daemon.

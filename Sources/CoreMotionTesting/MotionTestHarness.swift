@@ -37,12 +37,15 @@ public final class MotionTestHarness: @unchecked Sendable {
     public let clock: VirtualClock
     /// The service the harness installs.
     public let service: MotionService
+    /// The client interface over ``service`` that the API talks to while the harness is installed.
+    public let provider: LocalMotionProvider
 
     /// A harness on any device that stamps its samples on `clock`. Pedometer, activity and sensor-recorder
     /// history is kept in memory, private to the harness.
     public init(device: any MotionDevice, clock: VirtualClock) {
         self.clock = clock
         self.service = MotionService(device: device, history: .inMemory)
+        self.provider = LocalMotionProvider(service: service)
     }
 
     /// A harness around a service made by the caller (for a device specification or history location
@@ -50,6 +53,7 @@ public final class MotionTestHarness: @unchecked Sendable {
     public init(service: MotionService, clock: VirtualClock) {
         self.clock = clock
         self.service = service
+        self.provider = LocalMotionProvider(service: service)
     }
 
     /// A harness that replays `recording` from the current virtual time.
@@ -96,25 +100,25 @@ public final class MotionTestHarness: @unchecked Sendable {
 
     /// Runs `body` with this harness as the motion service of the current task.
     public func run<R>(_ body: () throws -> R) rethrows -> R {
-        try MotionService.withService(service, operation: body)
+        try MotionProviderOverride.with(provider, operation: body)
     }
 
     /// Runs `body` with this harness as the motion service of the current task.
     public func run<R>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R) async rethrows -> R {
-        try await MotionService.withService(service, isolation: isolation, operation: body)
+        try await MotionProviderOverride.with(provider, isolation: isolation, operation: body)
     }
 
     /// Makes this harness the motion service of the whole process, until ``uninstall()``.
-    public func installForProcess() { MotionService.installProcessOverride(service) }
+    public func installForProcess() { MotionProviderOverride.installForProcess(provider) }
 
     /// Removes a process-wide installation.
-    public func uninstall() { MotionService.installProcessOverride(nil) }
+    public func uninstall() { MotionProviderOverride.installForProcess(nil) }
 
     /// Moves virtual time forward by `seconds`, delivers every sample due, and waits until every
     /// handler call they cause has run (or `timeout` real seconds pass; returns false then).
     @discardableResult
     public func advance(by seconds: TimeInterval, timeout: TimeInterval = 30) -> Bool {
         clock.advance(by: seconds)
-        return service.waitUntilDelivered(timeout: timeout)
+        return service.deliveries.waitUntilDelivered(timeout: timeout)
     }
 }

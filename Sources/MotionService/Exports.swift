@@ -1,1 +1,2 @@
+@_exported import MotionClient
 @_exported import MotionSamples

@@ -1,39 +1,37 @@
 import Foundation
-import MotionService
+import MotionClient
 
 /// The user's motion activity (stationary, walking, running, cycling, automotive), live and from the
 /// last 7 days of history.
 ///
-/// History: from the moment a process makes a `CMMotionActivityManager` (or a `CMPedometer`), this
-/// library classifies the accelerometer for as long as the process runs and keeps the states 7 days
-/// in the history store (`COREMOTION_HISTORY`). A span recorded by no process reads as `unknown`.
+/// History: through `coremotiond` the activity is classified all day, whether or not any app runs, and
+/// kept 7 days; queries need the app to be `.authorized`. In process, classification starts when the
+/// process makes a `CMMotionActivityManager` (or a `CMPedometer`) and lasts while it runs; a span nobody
+/// recorded reads as `unknown`.
 open class CMMotionActivityManager: NSObject, @unchecked Sendable {
-    let service: MotionService
+    let provider: any MotionProvider
     private let lock = NSLock()
-    private var client: ActivityClient?
+    private var client: (any MotionSubscription)?
     private var delivery: QueueDelivery<CMMotionActivity>?
 
     public override init() {
-        service = MotionService.current
+        provider = MotionProviders.current
         super.init()
-        if service.has(.accelerometer) && Authorization.allowsData { service.startActivityRecording() }
+        if provider.has(.accelerometer) && Authorization.allowsLiveData(provider) { provider.startActivityRecording() }
     }
 
     deinit { stopActivityUpdates() }
 
     /// Whether activity can be estimated: the device needs an accelerometer.
-    open class func isActivityAvailable() -> Bool { MotionService.current.has(.accelerometer) }
-    /// Authorization (see the README's authorization policy; `.authorized` by default).
+    open class func isActivityAvailable() -> Bool { MotionProviders.current.has(.accelerometer) }
+    /// Authorization: the daemon's decision for this user and app, or `.authorized` in process.
     open class func authorizationStatus() -> CMAuthorizationStatus { Authorization.status }
 
-    private func refusal() -> NSError? {
-        if !service.has(.accelerometer) {
+    private func refusal(history: Bool) -> NSError? {
+        if !provider.has(.accelerometer) {
             return CMErrorMotionActivityNotAvailable.error("motion activity is not available on this device (no accelerometer)")
         }
-        if !Authorization.allowsData {
-            return CMErrorMotionActivityNotAuthorized.error("motion activity is not authorized (COREMOTION_AUTHORIZATION)")
-        }
-        return nil
+        return Authorization.refusal(provider, history: history)
     }
 
     /// Reports the activities between `start` and `end` (the last 7 days) on `queue`; returns at once.
@@ -43,19 +41,19 @@ open class CMMotionActivityManager: NSObject, @unchecked Sendable {
         from start: Date, to end: Date, to queue: OperationQueue, withHandler handler: @escaping CMMotionActivityQueryHandler
     ) {
         let box = UncheckedBox(handler)
-        let refusal = self.refusal()
-        let service = self.service
+        let refusal = self.refusal(history: true)
+        let provider = self.provider
         queue.addOperation {
             if let refusal { return box.value(nil, refusal) }
             guard end >= start else { return box.value(nil, CMErrorInvalidParameter.error("the end date is before the start date")) }
             do {
-                let reports = try service.activityHistory(from: start, to: end)
+                let reports = try provider.activityHistory(from: start, to: end)
                 guard !reports.isEmpty else {
                     return box.value(nil, CMErrorUnknown.error("no activity was recorded between \(start) and \(end)"))
                 }
                 box.value(reports.map(CMMotionActivity.init(report:)), nil)
             } catch {
-                box.value(nil, CMErrorUnknown.error("the activity history cannot be read: \(error)"))
+                box.value(nil, CMError.from(error, reading: "the activity history"))
             }
         }
     }
@@ -64,14 +62,14 @@ open class CMMotionActivityManager: NSObject, @unchecked Sendable {
     /// replaces the handler. Without an accelerometer (or authorization) nothing is delivered.
     open func startActivityUpdates(to queue: OperationQueue, withHandler handler: @escaping CMMotionActivityHandler) {
         stopActivityUpdates()
-        guard refusal() == nil else { return }
+        guard refusal(history: false) == nil else { return }
         let box = UncheckedBox(handler)
         let delivery = QueueDelivery<CMMotionActivity>(queue: queue, label: "activity") { box.value($0) }
-        service.track(delivery)
+        provider.deliveries.track(delivery)
         lock.lock()
         self.delivery = delivery
         lock.unlock()
-        let client = service.startActivityUpdates { report in delivery.deliver(CMMotionActivity(report: report)) }
+        let client = provider.subscribeActivity { report in delivery.deliver(CMMotionActivity(report: report)) }
         lock.lock()
         self.client = client
         lock.unlock()
@@ -85,23 +83,23 @@ open class CMMotionActivityManager: NSObject, @unchecked Sendable {
         self.client = nil
         self.delivery = nil
         lock.unlock()
-        if let client { service.stopActivityUpdates(client) }
+        client?.cancel()
         delivery?.cancel()
-        if let delivery { service.untrack(delivery) }
+        if let delivery { provider.deliveries.untrack(delivery) }
     }
 }
 
 extension CMMotionActivity {
     convenience init(report r: ActivityReport) {
         var flags: UInt8 = 0
-        if r.unknown { flags |= CMMotionActivity.unknownFlag }
-        if r.stationary { flags |= CMMotionActivity.stationaryFlag }
-        if r.walking { flags |= CMMotionActivity.walkingFlag }
-        if r.running { flags |= CMMotionActivity.runningFlag }
-        if r.automotive { flags |= CMMotionActivity.automotiveFlag }
-        if r.cycling { flags |= CMMotionActivity.cyclingFlag }
+        if r.flags.contains(.unknown) { flags |= CMMotionActivity.unknownFlag }
+        if r.flags.contains(.stationary) { flags |= CMMotionActivity.stationaryFlag }
+        if r.flags.contains(.walking) { flags |= CMMotionActivity.walkingFlag }
+        if r.flags.contains(.running) { flags |= CMMotionActivity.runningFlag }
+        if r.flags.contains(.automotive) { flags |= CMMotionActivity.automotiveFlag }
+        if r.flags.contains(.cycling) { flags |= CMMotionActivity.cyclingFlag }
         self.init(
-            flags: flags, confidence: CMMotionActivityConfidence(rawValue: r.confidence) ?? .low,
+            flags: flags, confidence: CMMotionActivityConfidence(rawValue: r.confidence.rawValue) ?? .low,
             startDate: r.startDate, timestamp: r.timestamp
         )
     }

@@ -1,17 +1,16 @@
 import Foundation
-import MotionEngine
-import MotionService
+import MotionClient
 
 /// Altitude from the barometer: relative to the first update, every second; and absolute when a
 /// reference is configured (`COREMOTION_SEA_LEVEL_PRESSURE=kPa` or `COREMOTION_ALTITUDE=metres`).
 open class CMAltimeter: NSObject, @unchecked Sendable {
-    let service: MotionService
+    let provider: any MotionProvider
     private let lock = NSLock()
-    private var relative: (AltimeterClient, QueueDelivery<AltimeterUpdate>)?
-    private var absolute: (AltimeterClient, QueueDelivery<AltimeterUpdate>)?
+    private var relative: ((any MotionSubscription), QueueDelivery<AltimeterUpdate>)?
+    private var absolute: ((any MotionSubscription), QueueDelivery<AltimeterUpdate>)?
 
     public override init() {
-        service = MotionService.current
+        provider = MotionProviders.current
         super.init()
     }
 
@@ -21,10 +20,10 @@ open class CMAltimeter: NSObject, @unchecked Sendable {
     }
 
     /// Whether relative altitude is available: the device needs a barometer.
-    open class func isRelativeAltitudeAvailable() -> Bool { MotionService.current.has(.barometer) }
+    open class func isRelativeAltitudeAvailable() -> Bool { MotionProviders.current.has(.barometer) }
     /// Whether absolute altitude is available: a barometer and a configured reference.
-    open class func isAbsoluteAltitudeAvailable() -> Bool { MotionService.current.isAbsoluteAltitudeAvailable }
-    /// Authorization (see the README's authorization policy; `.authorized` by default).
+    open class func isAbsoluteAltitudeAvailable() -> Bool { MotionProviders.current.isAbsoluteAltitudeAvailable }
+    /// Authorization: the daemon's decision for this user and app, or `.authorized` in process.
     open class func authorizationStatus() -> CMAuthorizationStatus { Authorization.status }
 
     /// Starts relative-altitude updates on `queue`: the first update is the reference (0 m), then one a
@@ -32,17 +31,17 @@ open class CMAltimeter: NSObject, @unchecked Sendable {
     /// the queue and handler.
     open func startRelativeAltitudeUpdates(to queue: OperationQueue, withHandler handler: @escaping CMAltitudeHandler) {
         stopRelativeAltitudeUpdates()
-        guard service.has(.barometer) else { return }
+        guard provider.has(.barometer) else { return }
         let box = UncheckedBox(handler)
-        guard Authorization.allowsData else {
-            queue.addOperation { box.value(nil, CMErrorNotAuthorized.error("motion data is not authorized (COREMOTION_AUTHORIZATION)")) }
+        if let refusal = Authorization.refusal(provider, history: false, code: CMErrorNotAuthorized) {
+            queue.addOperation { box.value(nil, refusal) }
             return
         }
         let delivery = QueueDelivery<AltimeterUpdate>(queue: queue, label: "altitude") { update in
             if case .relative(let data) = update { box.value(data, nil) }
         }
-        service.track(delivery)
-        guard let client = service.startAltitudeUpdates(absolute: false, receive: { u in
+        provider.deliveries.track(delivery)
+        guard let client = provider.subscribeAltitude(absolute: false, receive: { u in
             delivery.deliver(.relative(CMAltitudeData(relativeAltitude: u.relativeAltitude, pressure: u.pressure, timestamp: u.time)))
         }) else { return }
         lock.lock()
@@ -57,9 +56,9 @@ open class CMAltimeter: NSObject, @unchecked Sendable {
         relative = nil
         lock.unlock()
         if let (client, delivery) = running {
-            service.stopAltitudeUpdates(client)
+            client.cancel()
             delivery.cancel()
-            service.untrack(delivery)
+            provider.deliveries.untrack(delivery)
         }
     }
 
@@ -69,23 +68,23 @@ open class CMAltimeter: NSObject, @unchecked Sendable {
     open func startAbsoluteAltitudeUpdates(to queue: OperationQueue, withHandler handler: @escaping CMAbsoluteAltitudeHandler) {
         stopAbsoluteAltitudeUpdates()
         let box = UncheckedBox(handler)
-        guard service.isAbsoluteAltitudeAvailable else {
+        guard provider.isAbsoluteAltitudeAvailable else {
             queue.addOperation {
                 box.value(nil, CMErrorNotAvailable.error(
                     "absolute altitude needs a barometer and a reference: set COREMOTION_SEA_LEVEL_PRESSURE (kPa) or COREMOTION_ALTITUDE (m)"))
             }
             return
         }
-        guard Authorization.allowsData else {
-            queue.addOperation { box.value(nil, CMErrorNotAuthorized.error("motion data is not authorized (COREMOTION_AUTHORIZATION)")) }
+        if let refusal = Authorization.refusal(provider, history: false, code: CMErrorNotAuthorized) {
+            queue.addOperation { box.value(nil, refusal) }
             return
         }
         let delivery = QueueDelivery<AltimeterUpdate>(queue: queue, label: "absolute altitude") { update in
             if case .absolute(let data) = update { box.value(data, nil) }
         }
-        service.track(delivery)
+        provider.deliveries.track(delivery)
         let last = LastValue()
-        guard let client = service.startAltitudeUpdates(absolute: true, receive: { u in
+        guard let client = provider.subscribeAltitude(absolute: true, receive: { u in
             guard let a = u.absolute, last.changed(a.altitude, by: a.precision) else { return }
             delivery.deliver(.absolute(CMAbsoluteAltitudeData(altitude: a.altitude, accuracy: a.accuracy, precision: a.precision, timestamp: u.time)))
         }) else { return }
@@ -101,9 +100,9 @@ open class CMAltimeter: NSObject, @unchecked Sendable {
         absolute = nil
         lock.unlock()
         if let (client, delivery) = running {
-            service.stopAltitudeUpdates(client)
+            client.cancel()
             delivery.cancel()
-            service.untrack(delivery)
+            provider.deliveries.untrack(delivery)
         }
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import MotionService
+import MotionClient
 
 /// High-rate accelerometer and device-motion data delivered in batches of about one second.
 ///
@@ -7,7 +7,7 @@ import MotionService
 /// Here it runs on any device, at the device's fastest rate, without a workout session; a batch holds
 /// the samples of one second of device time.
 open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
-    let service: MotionService
+    let provider: any MotionProvider
     private let lock = NSLock()
     private var accelerometerStream: BatchStream<CMAccelerometerData>?
     private var deviceMotionStream: BatchStream<CMDeviceMotion>?
@@ -15,7 +15,7 @@ open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
     private var latestDeviceMotionBatch: [CMDeviceMotion]?
 
     public override init() {
-        service = MotionService.current
+        provider = MotionProviders.current
         super.init()
     }
 
@@ -27,10 +27,10 @@ open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
     /// Authorization (see the README's authorization policy; `.authorized` by default).
     open class var authorizationStatus: CMAuthorizationStatus { Authorization.status }
     /// Whether batched accelerometer data is supported: the device needs an accelerometer.
-    open class var isAccelerometerSupported: Bool { MotionService.current.has(.accelerometer) }
+    open class var isAccelerometerSupported: Bool { MotionProviders.current.has(.accelerometer) }
     /// Whether batched device motion is supported: the device needs an accelerometer and a gyroscope.
     open class var isDeviceMotionSupported: Bool {
-        DeviceMotionChannel.isSupported(on: MotionService.current)
+        DeviceMotionChannel.isSupported(on: MotionProviders.current)
     }
 
     /// Whether accelerometer batches are being collected.
@@ -49,12 +49,12 @@ open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
 
     /// Accelerometer sample rate of the batches, Hz (the device's fastest rate; 0 without one).
     open var accelerometerDataFrequency: Int {
-        Int((service.sensorDescription(.accelerometer)?.maximumRate ?? 0).rounded())
+        Int((provider.sensorDescription(.accelerometer)?.maximumRate ?? 0).rounded())
     }
 
     /// Device-motion sample rate of the batches, Hz.
     open var deviceMotionDataFrequency: Int {
-        DeviceMotionChannel.isSupported(on: service) ? accelerometerDataFrequency : 0
+        DeviceMotionChannel.isSupported(on: provider) ? accelerometerDataFrequency : 0
     }
 
     /// The latest accelerometer batch, `nil` before the first.
@@ -82,8 +82,8 @@ open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
 
     private func startAccelerometer(handler: (@Sendable ([CMAccelerometerData]) -> Void)?) {
         stopAccelerometerUpdates()
-        guard service.has(.accelerometer) else { return }
-        let stream = BatchStream<CMAccelerometerData>(service: service) { [weak self] batch in
+        guard provider.has(.accelerometer) else { return }
+        let stream = BatchStream<CMAccelerometerData>(provider: provider) { [weak self] batch in
             guard let self else { return }
             self.lock.lock()
             self.latestAccelerometerBatch = batch
@@ -119,8 +119,8 @@ open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
 
     private func startDeviceMotion(handler: (@Sendable ([CMDeviceMotion]) -> Void)?) {
         stopDeviceMotionUpdates()
-        guard DeviceMotionChannel.isSupported(on: service) else { return }
-        let stream = BatchStream<CMDeviceMotion>(service: service) { [weak self] batch in
+        guard DeviceMotionChannel.isSupported(on: provider) else { return }
+        let stream = BatchStream<CMDeviceMotion>(provider: provider) { [weak self] batch in
             guard let self else { return }
             self.lock.lock()
             self.latestDeviceMotionBatch = batch
@@ -144,15 +144,15 @@ open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
 
     /// Accelerometer batches as an asynchronous sequence; iteration ends when the task is cancelled
     /// or the loop exits. Each call starts its own stream.
-    open func accelerometerUpdates() -> AccelerometerUpdates { AccelerometerUpdates(service: service) }
+    open func accelerometerUpdates() -> AccelerometerUpdates { AccelerometerUpdates(provider: provider) }
 
     /// Device-motion batches as an asynchronous sequence.
-    open func deviceMotionUpdates() -> DeviceMotionUpdates { DeviceMotionUpdates(service: service) }
+    open func deviceMotionUpdates() -> DeviceMotionUpdates { DeviceMotionUpdates(provider: provider) }
 
     /// Accelerometer batches, about one per second of data.
     public struct AccelerometerUpdates: AsyncSequence, Sendable {
         public typealias Element = [CMAccelerometerData]
-        let service: MotionService
+        let provider: any MotionProvider
 
         public struct Iterator: AsyncIteratorProtocol {
             var base: AsyncThrowingStream<[CMAccelerometerData], any Error>.Iterator
@@ -161,9 +161,9 @@ open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
 
         public func makeAsyncIterator() -> Iterator {
             let (stream, continuation) = AsyncThrowingStream<[CMAccelerometerData], any Error>.makeStream(bufferingPolicy: .unbounded)
-            let batches = BatchStream<CMAccelerometerData>(service: service) { continuation.yield($0) }
+            let batches = BatchStream<CMAccelerometerData>(provider: provider) { continuation.yield($0) }
             continuation.onTermination = { _ in batches.stop() }
-            if service.has(.accelerometer) {
+            if provider.has(.accelerometer) {
                 batches.start(sensor: .accelerometer) { sample in
                     guard case .accelerometer(let v) = sample else { return nil }
                     return CMAccelerometerData(acceleration: CMAcceleration(x: v.value.x, y: v.value.y, z: v.value.z), timestamp: v.time)
@@ -178,7 +178,7 @@ open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
     /// Device-motion batches, about one per second of data.
     public struct DeviceMotionUpdates: AsyncSequence, Sendable {
         public typealias Element = [CMDeviceMotion]
-        let service: MotionService
+        let provider: any MotionProvider
 
         public struct Iterator: AsyncIteratorProtocol {
             var base: AsyncThrowingStream<[CMDeviceMotion], any Error>.Iterator
@@ -187,9 +187,9 @@ open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
 
         public func makeAsyncIterator() -> Iterator {
             let (stream, continuation) = AsyncThrowingStream<[CMDeviceMotion], any Error>.makeStream(bufferingPolicy: .unbounded)
-            let batches = BatchStream<CMDeviceMotion>(service: service) { continuation.yield($0) }
+            let batches = BatchStream<CMDeviceMotion>(provider: provider) { continuation.yield($0) }
             continuation.onTermination = { _ in batches.stop() }
-            if DeviceMotionChannel.isSupported(on: service) {
+            if DeviceMotionChannel.isSupported(on: provider) {
                 batches.startDeviceMotion()
             } else {
                 continuation.finish(throwing: CMErrorNotAvailable.error("device motion is not available on this device"))
@@ -201,25 +201,25 @@ open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
 
 /// Collects samples into one-second batches and hands each batch to `emit` on a serial queue.
 final class BatchStream<Item: CMLogItem>: @unchecked Sendable {
-    private let service: MotionService
+    private let provider: any MotionProvider
     private let lock = NSLock()
     private var pending: [Item] = []
-    private var subscription: SensorSubscription?
+    private var subscription: (any MotionSubscription)?
     private var deviceMotion: DeviceMotionChannel?
     private let delivery: QueueDelivery<[Item]>
     static var batchSpan: TimeInterval { 1.0 }
 
-    init(service: MotionService, emit: @escaping @Sendable ([Item]) -> Void) {
-        self.service = service
+    init(provider: any MotionProvider, emit: @escaping @Sendable ([Item]) -> Void) {
+        self.provider = provider
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "coremotion.batched"
         delivery = QueueDelivery(queue: queue, label: "batch", handler: emit)
-        service.track(delivery)
+        provider.deliveries.track(delivery)
     }
 
     func start(sensor: SensorKind, convert: @escaping @Sendable (SensorSample) -> Item?) {
-        let s = service.subscribe(to: sensor, interval: 0) { [weak self] sample in
+        let s = provider.subscribe(to: sensor, interval: 0) { [weak self] sample in
             if let item = convert(sample) { self?.add(item) }
         }
         lock.lock()
@@ -228,7 +228,7 @@ final class BatchStream<Item: CMLogItem>: @unchecked Sendable {
     }
 
     func startDeviceMotion() {
-        let channel = DeviceMotionChannel(service: service)
+        let channel = DeviceMotionChannel(provider: provider)
         channel.setInterval(0)
         lock.lock()
         deviceMotion = channel
@@ -257,9 +257,9 @@ final class BatchStream<Item: CMLogItem>: @unchecked Sendable {
         let channel = deviceMotion
         deviceMotion = nil
         lock.unlock()
-        if let s { service.cancel(s) }
+        s?.cancel()
         channel?.stop()
         delivery.cancel()
-        service.untrack(delivery)
+        provider.deliveries.untrack(delivery)
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import MotionEngine
+import MotionSamples
 import MotionSamples
 
 /// The orientation of the device relative to a reference frame (``CMAttitudeReferenceFrame``), as a
@@ -84,12 +84,12 @@ open class CMAttitude: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable 
 }
 
 /// The two conventions that Apple does not document, settled with evidence in `docs/fusion.md` and
-/// implemented in the engine (`MotionEngine.rotationMatrix(of:)`, `relativeAttitude(_:toReference:)`).
+/// implemented beside the samples (`MotionSamples.rotationMatrix(of:)`, `relativeAttitude(_:toReference:)`).
 enum AttitudeConventions {
     /// `CMRotationMatrix` of an attitude quaternion: the transpose of R, whose rows are the reference
     /// axes in device axes.
     static func rotationMatrix(of q: Quaternion) -> CMRotationMatrix {
-        let r = MotionEngine.rotationMatrix(of: q)
+        let r = MotionSamples.rotationMatrix(of: q)
         return CMRotationMatrix(
             m11: r.m11, m12: r.m12, m13: r.m13, m21: r.m21, m22: r.m22, m23: r.m23, m31: r.m31, m32: r.m32, m33: r.m33
         )

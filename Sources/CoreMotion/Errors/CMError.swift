@@ -1,4 +1,5 @@
 import Foundation
+import MotionClient
 
 /// The error domain of Core Motion errors (`"CMErrorDomain"`).
 public let CMErrorDomain: String = "CMErrorDomain"
@@ -46,5 +47,24 @@ extension CMError {
     /// An `NSError` in ``CMErrorDomain`` with this code and a readable description.
     func error(_ description: String) -> NSError {
         NSError(domain: CMErrorDomain, code: Int(rawValue), userInfo: [NSLocalizedDescriptionKey: description])
+    }
+}
+
+extension CMError {
+    /// The Core Motion error for a failure of the provider while reading `what` (e.g. "the pedometer
+    /// history"): not authorized → `CMErrorMotionActivityNotAuthorized`, not available →
+    /// `CMErrorMotionActivityNotAvailable`, a bad parameter → `CMErrorInvalidParameter`, anything else →
+    /// `CMErrorUnknown`; the description says what happened.
+    static func from(_ error: any Error, reading what: String) -> NSError {
+        switch error as? MotionProviderError {
+        case .notAuthorized(_, let reason)?:
+            CMErrorMotionActivityNotAuthorized.error("\(what) is not authorized for this app: \(reason)")
+        case .notAvailable(let reason)?:
+            CMErrorMotionActivityNotAvailable.error("\(what) is not available: \(reason)")
+        case .invalidParameter(let reason)?:
+            CMErrorInvalidParameter.error(reason)
+        default:
+            CMErrorUnknown.error("\(what) cannot be read: \(error)")
+        }
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import MotionService
+import MotionClient
 
 /// The entry point to the device's motion sensors: raw accelerometer, gyroscope and magnetometer
 /// data, and processed device motion.
@@ -25,7 +25,7 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
     /// The interval a new manager starts with, seconds.
     static let defaultUpdateInterval: TimeInterval = 0.01
 
-    let service: MotionService
+    let provider: any MotionProvider
     private let accelerometer = RawSensorChannel<CMAccelerometerData>(.accelerometer) { sample in
         guard case .accelerometer(let v) = sample else { return nil }
         return CMAccelerometerData(acceleration: CMAcceleration(x: v.value.x, y: v.value.y, z: v.value.z), timestamp: v.time)
@@ -45,8 +45,8 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
 
     /// A manager on the process's motion service (the device `COREMOTION_DEVICE` names).
     public override init() {
-        service = MotionService.current
-        deviceMotionChannel = DeviceMotionChannel(service: service)
+        provider = MotionProviders.current
+        deviceMotionChannel = DeviceMotionChannel(provider: provider)
         super.init()
     }
 
@@ -60,15 +60,15 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
     // MARK: Availability and activity
 
     /// Whether the device has an accelerometer.
-    open var isAccelerometerAvailable: Bool { service.has(.accelerometer) }
+    open var isAccelerometerAvailable: Bool { provider.has(.accelerometer) }
     /// Whether accelerometer updates are running.
     open var isAccelerometerActive: Bool { accelerometer.isActive }
     /// Whether the device has a gyroscope.
-    open var isGyroAvailable: Bool { service.has(.gyroscope) }
+    open var isGyroAvailable: Bool { provider.has(.gyroscope) }
     /// Whether gyroscope updates are running.
     open var isGyroActive: Bool { gyro.isActive }
     /// Whether the device has a magnetometer.
-    open var isMagnetometerAvailable: Bool { service.has(.magnetometer) }
+    open var isMagnetometerAvailable: Bool { provider.has(.magnetometer) }
     /// Whether magnetometer updates are running.
     open var isMagnetometerActive: Bool { magnetometer.isActive }
     /// Whether device motion can be computed: it needs an accelerometer and a gyroscope.
@@ -81,20 +81,20 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
     /// Interval between accelerometer samples delivered to this manager, seconds (clamped; see the
     /// class overview).
     open var accelerometerUpdateInterval: TimeInterval {
-        get { accelerometer.interval(on: service) }
-        set { accelerometer.setInterval(newValue, on: service) }
+        get { accelerometer.interval(on: provider) }
+        set { accelerometer.setInterval(newValue, on: provider) }
     }
 
     /// Interval between gyroscope samples, seconds (clamped).
     open var gyroUpdateInterval: TimeInterval {
-        get { gyro.interval(on: service) }
-        set { gyro.setInterval(newValue, on: service) }
+        get { gyro.interval(on: provider) }
+        set { gyro.setInterval(newValue, on: provider) }
     }
 
     /// Interval between magnetometer samples, seconds (clamped).
     open var magnetometerUpdateInterval: TimeInterval {
-        get { magnetometer.interval(on: service) }
-        set { magnetometer.setInterval(newValue, on: service) }
+        get { magnetometer.interval(on: provider) }
+        set { magnetometer.setInterval(newValue, on: provider) }
     }
 
     /// Interval between device-motion samples, seconds (clamped).
@@ -118,12 +118,12 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
 
     /// Starts accelerometer updates without a handler; read ``accelerometerData``.
     open func startAccelerometerUpdates() {
-        accelerometer.start(on: service, queue: nil, handler: nil)
+        accelerometer.start(on: provider, queue: nil, handler: nil)
     }
 
     /// Starts accelerometer updates; `handler` runs on `queue` once per sample, in order.
     open func startAccelerometerUpdates(to queue: OperationQueue, withHandler handler: @escaping CMAccelerometerHandler) {
-        accelerometer.start(on: service, queue: queue, handler: handler)
+        accelerometer.start(on: provider, queue: queue, handler: handler)
     }
 
     /// Stops accelerometer updates.
@@ -132,11 +132,11 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
     // MARK: Gyroscope
 
     /// Starts gyroscope updates without a handler; read ``gyroData``.
-    open func startGyroUpdates() { gyro.start(on: service, queue: nil, handler: nil) }
+    open func startGyroUpdates() { gyro.start(on: provider, queue: nil, handler: nil) }
 
     /// Starts gyroscope updates; `handler` runs on `queue` once per sample, in order.
     open func startGyroUpdates(to queue: OperationQueue, withHandler handler: @escaping CMGyroHandler) {
-        gyro.start(on: service, queue: queue, handler: handler)
+        gyro.start(on: provider, queue: queue, handler: handler)
     }
 
     /// Stops gyroscope updates.
@@ -145,11 +145,11 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
     // MARK: Magnetometer
 
     /// Starts magnetometer updates without a handler; read ``magnetometerData``.
-    open func startMagnetometerUpdates() { magnetometer.start(on: service, queue: nil, handler: nil) }
+    open func startMagnetometerUpdates() { magnetometer.start(on: provider, queue: nil, handler: nil) }
 
     /// Starts magnetometer updates; `handler` runs on `queue` once per sample, in order.
     open func startMagnetometerUpdates(to queue: OperationQueue, withHandler handler: @escaping CMMagnetometerHandler) {
-        magnetometer.start(on: service, queue: queue, handler: handler)
+        magnetometer.start(on: provider, queue: queue, handler: handler)
     }
 
     /// Stops magnetometer updates.
@@ -189,7 +189,7 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
 
     /// The reference frames usable on this device now.
     open class func availableAttitudeReferenceFrames() -> CMAttitudeReferenceFrame {
-        DeviceMotionChannel.availableFrames(on: MotionService.current)
+        DeviceMotionChannel.availableFrames(on: MotionProviders.current)
     }
 
     /// The frame in use while device motion runs; after a stop, the last frame used; before any
@@ -227,9 +227,9 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
         }
     }
 
-    /// Authorization for motion-sensor access. Linux has no motion permission prompt: access follows
-    /// the device files' permissions, so this is `.authorized` (see `COREMOTION_AUTHORIZATION` in the
-    /// README to simulate other states).
+    /// Authorization for motion data: through `coremotiond`, the daemon's decision for this user and app
+    /// (`coremotion permissions`); in process `.authorized`, or the state `COREMOTION_AUTHORIZATION` names
+    /// (to exercise an app's handling of the others).
     open class var authorizationStatus: CMAuthorizationStatus { Authorization.status }
 }
 

@@ -1,33 +1,32 @@
 import Foundation
-import MotionEngine
-import MotionService
+import MotionClient
 
 /// The device-motion stream of a ``CMMotionManager``: the frame, the interval, the pull value and the
 /// delivery to the app's queue.
 final class DeviceMotionChannel: @unchecked Sendable {
-    private let service: MotionService
+    private let provider: any MotionProvider
     private let lock = NSLock()
     private var requestedInterval: TimeInterval = CMMotionManager.defaultUpdateInterval
     private var currentFrame: CMAttitudeReferenceFrame = .xArbitraryZVertical
     private var latestItem: CMDeviceMotion?
-    private var subscription: DeviceMotionSubscription?
+    private var subscription: (any MotionSubscription)?
     private var delivery: QueueDelivery<CMDeviceMotionUpdate>?
 
-    init(service: MotionService) {
-        self.service = service
+    init(provider: any MotionProvider) {
+        self.provider = provider
     }
 
     /// The frames usable on `service`'s device now.
-    static func availableFrames(on service: MotionService) -> CMAttitudeReferenceFrame {
+    static func availableFrames(on provider: any MotionProvider) -> CMAttitudeReferenceFrame {
         var frames: CMAttitudeReferenceFrame = []
-        for frame in service.availableReferenceFrames { frames.insert(CMAttitudeReferenceFrame(rawValue: frame.rawValue)) }
+        for frame in provider.availableReferenceFrames { frames.insert(CMAttitudeReferenceFrame(rawValue: frame.rawValue)) }
         return frames
     }
 
     /// Whether device motion can run on `service`'s device.
-    static func isSupported(on service: MotionService) -> Bool { service.isDeviceMotionAvailable }
+    static func isSupported(on provider: any MotionProvider) -> Bool { provider.isDeviceMotionAvailable }
 
-    var isAvailable: Bool { service.isDeviceMotionAvailable }
+    var isAvailable: Bool { provider.isDeviceMotionAvailable }
 
     var isActive: Bool {
         lock.lock()
@@ -51,7 +50,7 @@ final class DeviceMotionChannel: @unchecked Sendable {
         lock.lock()
         let requested = requestedInterval
         lock.unlock()
-        return service.clampInterval(requested, for: .accelerometer)
+        return provider.clampInterval(requested, for: .accelerometer)
     }
 
     func setInterval(_ interval: TimeInterval) {
@@ -70,10 +69,10 @@ final class DeviceMotionChannel: @unchecked Sendable {
         stop()
         guard isAvailable else { return }
         let engineFrame = AttitudeReferenceFrame(rawValue: frame.rawValue) ?? .xArbitraryZVertical
-        if !service.availableReferenceFrames.contains(engineFrame) {
+        if !provider.availableReferenceFrames.contains(engineFrame) {
             if let queue, let handler {
                 let box = UncheckedBox(handler)
-                let error = engineFrame == .xTrueNorthZVertical && service.has(.magnetometer)
+                let error = engineFrame == .xTrueNorthZVertical && provider.has(.magnetometer)
                     ? CMErrorTrueNorthNotAvailable.error("true north needs the location for the magnetic declination: set COREMOTION_LOCATION=lat,lon")
                     : CMErrorNotAvailable.error("the \(engineFrame) reference frame needs a magnetometer, which this device lacks")
                 queue.addOperation { box.value(nil, error) }
@@ -94,7 +93,7 @@ final class DeviceMotionChannel: @unchecked Sendable {
         currentFrame = frame
         delivery = newDelivery
         lock.unlock()
-        if let newDelivery { service.track(newDelivery) }
+        if let newDelivery { provider.deliveries.track(newDelivery) }
         subscribe(frame: frame)
     }
 
@@ -116,9 +115,9 @@ final class DeviceMotionChannel: @unchecked Sendable {
         let old = subscription
         let requested = requestedInterval
         lock.unlock()
-        if let old { service.cancel(old) }
+        old?.cancel()
         let engineFrame = AttitudeReferenceFrame(rawValue: frame.rawValue) ?? .xArbitraryZVertical
-        let new = service.subscribeDeviceMotion(frame: engineFrame, interval: requested) { [weak self] update in
+        let new = provider.subscribeDeviceMotion(frame: engineFrame, interval: requested) { [weak self] update in
             self?.receive(update)
         }
         lock.lock()
@@ -134,12 +133,12 @@ final class DeviceMotionChannel: @unchecked Sendable {
             lock.unlock()
             delivery?.deliver(.error(CMErrorDeviceRequiresMovement.error(
                 "the magnetometer needs calibration: move the device in a figure eight")))
-        case .estimate(let e, let attitude, let heading):
+        case .motion(let e):
             let motion = CMDeviceMotion(
-                timestamp: e.time, attitude: attitude, rotationRate: e.rotationRate, gravity: e.gravity,
+                timestamp: e.time, attitude: e.attitude, rotationRate: e.rotationRate, gravity: e.gravity,
                 userAcceleration: e.userAcceleration, magneticField: e.magneticField,
-                accuracy: CMMagneticFieldCalibrationAccuracy(rawValue: e.magneticFieldAccuracy.rawValue) ?? .uncalibrated,
-                heading: heading, headingAccuracy: -1
+                accuracy: CMMagneticFieldCalibrationAccuracy(rawValue: e.magneticFieldAccuracy) ?? .uncalibrated,
+                heading: e.heading, headingAccuracy: -1
             )
             lock.lock()
             latestItem = motion
@@ -160,8 +159,8 @@ final class DeviceMotionChannel: @unchecked Sendable {
         internalReceiver = nil
         lock.unlock()
         delivery?.cancel()
-        if let subscription { service.cancel(subscription) }
-        if let delivery { service.untrack(delivery) }
+        subscription?.cancel()
+        if let delivery { provider.deliveries.untrack(delivery) }
     }
 }
 

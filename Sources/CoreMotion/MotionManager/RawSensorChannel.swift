@@ -1,5 +1,5 @@
 import Foundation
-import MotionService
+import MotionClient
 
 /// One raw sensor stream of a ``CMMotionManager``: its interval, its pull value and, in push mode,
 /// its delivery to the app's queue.
@@ -11,12 +11,12 @@ final class RawSensorChannel<Item: CMLogItem>: @unchecked Sendable {
     private let inbox: Inbox
     private var lock: NSLock { inbox.lock }
     private var requestedInterval: TimeInterval = CMMotionManager.defaultUpdateInterval
-    private var subscription: SensorSubscription?
+    private var subscription: (any MotionSubscription)?
     private var delivery: QueueDelivery<Item>? {
         get { inbox.delivery }
         set { inbox.delivery = newValue }
     }
-    private var service: MotionService?
+    private var provider: (any MotionProvider)?
 
     init(_ sensor: SensorKind, convert: @escaping @Sendable (SensorSample) -> Item?) {
         self.sensor = sensor
@@ -37,27 +37,27 @@ final class RawSensorChannel<Item: CMLogItem>: @unchecked Sendable {
     }
 
     /// The interval in effect: the requested one clamped to the device's range.
-    func interval(on service: MotionService) -> TimeInterval {
+    func interval(on provider: any MotionProvider) -> TimeInterval {
         lock.lock()
         let requested = requestedInterval
         lock.unlock()
-        return service.clampInterval(requested, for: sensor)
+        return provider.clampInterval(requested, for: sensor)
     }
 
     /// Sets the interval; a running stream switches to it at once.
-    func setInterval(_ interval: TimeInterval, on service: MotionService) {
+    func setInterval(_ interval: TimeInterval, on provider: any MotionProvider) {
         lock.lock()
         requestedInterval = interval.isNaN ? CMMotionManager.defaultUpdateInterval : interval
         let running = subscription
         lock.unlock()
-        if running != nil { resubscribe(on: service) }
+        if running != nil { resubscribe(on: provider) }
     }
 
     /// Starts the stream (pull only when `handler` is nil). Does nothing when the device lacks the
     /// sensor. A running stream is stopped first, so the last call wins.
-    func start(on service: MotionService, queue: OperationQueue?, handler: ((Item?, (any Error)?) -> Void)?) {
+    func start(on provider: any MotionProvider, queue: OperationQueue?, handler: ((Item?, (any Error)?) -> Void)?) {
         stop()
-        guard service.has(sensor) else { return }
+        guard provider.has(sensor) else { return }
         var newDelivery: QueueDelivery<Item>?
         if let queue, let handler {
             let box = UncheckedBox(handler)
@@ -65,22 +65,22 @@ final class RawSensorChannel<Item: CMLogItem>: @unchecked Sendable {
         }
         lock.lock()
         delivery = newDelivery
-        self.service = service
+        self.provider = provider
         lock.unlock()
-        if let newDelivery { service.track(newDelivery) }
-        resubscribe(on: service)
+        if let newDelivery { provider.deliveries.track(newDelivery) }
+        resubscribe(on: provider)
     }
 
-    private func resubscribe(on service: MotionService) {
+    private func resubscribe(on provider: any MotionProvider) {
         lock.lock()
         let old = subscription
         let requested = requestedInterval
         lock.unlock()
-        let new = service.subscribe(to: sensor, interval: requested) { [inbox] sample in inbox.receive(sample) }
+        let new = provider.subscribe(to: sensor, interval: requested) { [inbox] sample in inbox.receive(sample) }
         lock.lock()
         subscription = new
         lock.unlock()
-        if let old { service.cancel(old) }
+        old?.cancel()
     }
 
     /// Stops the stream; operations not yet run on the app's queue do nothing.
@@ -88,15 +88,13 @@ final class RawSensorChannel<Item: CMLogItem>: @unchecked Sendable {
         lock.lock()
         let subscription = self.subscription
         let delivery = self.delivery
-        let service = self.service
+        let provider = self.provider
         self.subscription = nil
         self.delivery = nil
         lock.unlock()
         delivery?.cancel()
-        if let service {
-            if let subscription { service.cancel(subscription) }
-            if let delivery { service.untrack(delivery) }
-        }
+        subscription?.cancel()
+        if let provider, let delivery { provider.deliveries.untrack(delivery) }
     }
 
     /// The latest sample and the push delivery, guarded by `lock` (which the channel shares).

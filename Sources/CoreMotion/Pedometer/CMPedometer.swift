@@ -1,5 +1,5 @@
 import Foundation
-import MotionService
+import MotionClient
 
 /// Steps, distance, floors, pace and cadence, live and from the last 7 days of history.
 ///
@@ -7,22 +7,23 @@ import MotionService
 /// updates are cumulative from the start date given, reported at most once a second while steps
 /// come in and at each pause.
 ///
-/// History: from the moment a process makes a `CMPedometer` (or a `CMMotionActivityManager`), this
-/// library counts steps, floors and pauses for as long as the process runs and keeps them 7 days in
-/// the history store (`COREMOTION_HISTORY`). Queries answer from it; steps taken while no process used
-/// the device are not known (there is no system daemon yet).
+/// History: through `coremotiond` (the system service), steps, floors and pauses are counted all day,
+/// whether or not any app runs, and kept 7 days; queries answer from that history and need the app to be
+/// `.authorized` (`coremotion permissions grant APP`). In process (recordings, the simulator, no daemon),
+/// counting starts when the process makes a `CMPedometer` (or a `CMMotionActivityManager`) and lasts while
+/// it runs, into the history store `COREMOTION_HISTORY` names.
 open class CMPedometer: NSObject, @unchecked Sendable {
-    let service: MotionService
+    let provider: any MotionProvider
     private let lock = NSLock()
-    private var session: PedometerSession?
+    private var session: (any MotionSubscription)?
     private var sessionDelivery: QueueDelivery<PedometerUpdate>?
-    private var eventClient: PedometerEventClient?
+    private var eventClient: (any MotionSubscription)?
     private var eventDelivery: QueueDelivery<PedometerUpdate>?
 
     public override init() {
-        service = MotionService.current
+        provider = MotionProviders.current
         super.init()
-        if service.has(.accelerometer) && Authorization.allowsData { service.startPedometerRecording() }
+        if provider.has(.accelerometer) && Authorization.allowsLiveData(provider) { provider.startPedometerRecording() }
     }
 
     deinit {
@@ -31,31 +32,30 @@ open class CMPedometer: NSObject, @unchecked Sendable {
     }
 
     /// Whether steps can be counted: the device needs an accelerometer.
-    open class func isStepCountingAvailable() -> Bool { MotionService.current.has(.accelerometer) }
+    open class func isStepCountingAvailable() -> Bool { MotionProviders.current.has(.accelerometer) }
     /// Whether distance can be estimated (from steps and the stride model).
-    open class func isDistanceAvailable() -> Bool { MotionService.current.has(.accelerometer) }
+    open class func isDistanceAvailable() -> Bool { MotionProviders.current.has(.accelerometer) }
     /// Whether floors can be counted: the device needs an accelerometer and a barometer.
     open class func isFloorCountingAvailable() -> Bool {
-        MotionService.current.has(.accelerometer) && MotionService.current.has(.barometer)
+        let provider = MotionProviders.current
+        return provider.has(.accelerometer) && provider.has(.barometer)
     }
     /// Whether pace can be estimated.
-    open class func isPaceAvailable() -> Bool { MotionService.current.has(.accelerometer) }
+    open class func isPaceAvailable() -> Bool { MotionProviders.current.has(.accelerometer) }
     /// Whether cadence can be estimated.
-    open class func isCadenceAvailable() -> Bool { MotionService.current.has(.accelerometer) }
+    open class func isCadenceAvailable() -> Bool { MotionProviders.current.has(.accelerometer) }
     /// Whether pause/resume events are available.
-    open class func isPedometerEventTrackingAvailable() -> Bool { MotionService.current.has(.accelerometer) }
-    /// Authorization (see the README's authorization policy; `.authorized` by default).
+    open class func isPedometerEventTrackingAvailable() -> Bool { MotionProviders.current.has(.accelerometer) }
+    /// Authorization: the daemon's decision for this user and app, or `.authorized` in process (see the
+    /// README's authorization section).
     open class func authorizationStatus() -> CMAuthorizationStatus { Authorization.status }
 
     /// The error to report instead of data, if any.
-    private func refusal() -> NSError? {
-        if !service.has(.accelerometer) {
+    private func refusal(history: Bool) -> NSError? {
+        if !provider.has(.accelerometer) {
             return CMErrorMotionActivityNotAvailable.error("step counting is not available on this device (no accelerometer)")
         }
-        if !Authorization.allowsData {
-            return CMErrorMotionActivityNotAuthorized.error("motion data is not authorized (COREMOTION_AUTHORIZATION)")
-        }
-        return nil
+        return Authorization.refusal(provider, history: history)
     }
 
     /// Reports steps, distance and floors between `start` and `end` from history (the last 7 days;
@@ -63,19 +63,19 @@ open class CMPedometer: NSObject, @unchecked Sendable {
     /// queue; `currentPace` and `currentCadence` are `nil` for queries.
     open func queryPedometerData(from start: Date, to end: Date, withHandler handler: @escaping CMPedometerHandler) {
         let box = UncheckedBox(handler)
-        let refusal = self.refusal()
-        let service = self.service
-        let floors = CMPedometer.isFloorCountingAvailable()
+        let refusal = self.refusal(history: true)
+        let provider = self.provider
+        let floors = provider.has(.barometer)
         callbackQueue.addOperation {
             if let refusal { return box.value(nil, refusal) }
             guard end >= start else {
                 return box.value(nil, CMErrorInvalidParameter.error("the end date is before the start date"))
             }
             do {
-                let totals = try service.pedometerTotals(from: start, to: end)
+                let totals = try provider.pedometerTotals(from: start, to: end)
                 box.value(CMPedometerData(totals, floors: floors, live: false), nil)
             } catch {
-                box.value(nil, CMErrorUnknown.error("the pedometer history cannot be read: \(error)"))
+                box.value(nil, CMError.from(error, reading: "the pedometer history"))
             }
         }
     }
@@ -84,16 +84,16 @@ open class CMPedometer: NSObject, @unchecked Sendable {
     open func startUpdates(from start: Date, withHandler handler: @escaping CMPedometerHandler) {
         stopUpdates()
         let box = UncheckedBox(handler)
-        if let refusal = refusal() {
+        if let refusal = refusal(history: false) {
             callbackQueue.addOperation { box.value(nil, refusal) }
             return
         }
-        let floors = CMPedometer.isFloorCountingAvailable()
+        let floors = provider.has(.barometer)
         let delivery = QueueDelivery<PedometerUpdate>(queue: callbackQueue, label: "pedometer") { update in
             if case .data(let data) = update { box.value(data, nil) }
         }
-        service.track(delivery)
-        let session = service.startPedometerSession(from: start) { totals in
+        provider.deliveries.track(delivery)
+        let session = provider.subscribePedometer(from: start) { totals in
             delivery.deliver(.data(CMPedometerData(totals, floors: floors, live: true)))
         }
         lock.lock()
@@ -110,25 +110,25 @@ open class CMPedometer: NSObject, @unchecked Sendable {
         self.session = nil
         sessionDelivery = nil
         lock.unlock()
-        if let session { service.stopPedometerSession(session) }
+        session?.cancel()
         delivery?.cancel()
-        if let delivery { service.untrack(delivery) }
+        if let delivery { provider.deliveries.untrack(delivery) }
     }
 
     /// Starts pause/resume events (on the pedometer's serial queue).
     open func startEventUpdates(handler: @escaping CMPedometerEventHandler) {
         stopEventUpdates()
         let box = UncheckedBox(handler)
-        if let refusal = refusal() {
+        if let refusal = refusal(history: false) {
             callbackQueue.addOperation { box.value(nil, refusal) }
             return
         }
         let delivery = QueueDelivery<PedometerUpdate>(queue: callbackQueue, label: "pedometer events") { update in
             if case .event(let event) = update { box.value(event, nil) }
         }
-        service.track(delivery)
-        let client = service.startPedometerEvents { date, resumed in
-            delivery.deliver(.event(CMPedometerEvent(date: date, type: resumed ? .resume : .pause)))
+        provider.deliveries.track(delivery)
+        let client = provider.subscribePedometerEvents { event in
+            delivery.deliver(.event(CMPedometerEvent(date: event.date, type: event.resumed ? .resume : .pause)))
         }
         lock.lock()
         eventClient = client
@@ -144,9 +144,9 @@ open class CMPedometer: NSObject, @unchecked Sendable {
         eventClient = nil
         eventDelivery = nil
         lock.unlock()
-        if let client { service.stopPedometerEvents(client) }
+        client?.cancel()
         delivery?.cancel()
-        if let delivery { service.untrack(delivery) }
+        if let delivery { provider.deliveries.untrack(delivery) }
     }
 
     /// The serial queue handlers run on.

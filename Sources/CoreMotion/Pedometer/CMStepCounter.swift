@@ -1,5 +1,5 @@
 import Foundation
-import MotionService
+import MotionClient
 
 /// Step counting (deprecated by Apple in iOS 8 in favour of ``CMPedometer``), implemented on top of
 /// ``CMPedometer``.

@@ -1,30 +1,30 @@
 import Foundation
-import MotionService
+import MotionClient
 
 /// Records the accelerometer at 50 Hz for later retrieval (kept 3 days, queried in spans of at most
 /// 12 hours).
 ///
-/// Recording happens in this library's per-process service: it runs while a process using the device
-/// is alive (there is no system daemon yet). Requests are kept in the history
-/// (`COREMOTION_HISTORY`), so a later process on the same device resumes a request that has not ended
-/// as soon as it makes a `CMSensorRecorder`. Samples are available at once (Apple allows up to
-/// 3 minutes of delay).
+/// Through `coremotiond`, recording goes on after the app exits, as on Apple's devices; requests from
+/// different apps add up (recording lasts until the last one ends), and queries need the app to be
+/// `.authorized`. In process, recording runs while the process is alive; requests are kept in the history
+/// (`COREMOTION_HISTORY`), so a later process on the same device resumes a request that has not ended as
+/// soon as it makes a `CMSensorRecorder`. Samples are available at once (Apple allows up to 3 minutes of
+/// delay).
 open class CMSensorRecorder: NSObject, @unchecked Sendable {
-    let service: MotionService
+    let provider: any MotionProvider
 
     public override init() {
-        service = MotionService.current
+        provider = MotionProviders.current
         super.init()
-        service.resumeAccelerometerRecording()
+        provider.resumeAccelerometerRecording()
     }
 
     /// Whether accelerometer recording is available: the device needs an accelerometer and the history
     /// must be writable.
     open class func isAccelerometerRecordingAvailable() -> Bool {
-        let service = MotionService.current
-        return service.has(.accelerometer) && service.history != nil
+        MotionProviders.current.isAccelerometerRecordingAvailable
     }
-    /// Authorization (see the README's authorization policy; `.authorized` by default).
+    /// Authorization: the daemon's decision for this user and app, or `.authorized` in process.
     open class func authorizationStatus() -> CMAuthorizationStatus { Authorization.status }
     /// Whether recording is authorized.
     @available(*, deprecated, message: "Use authorizationStatus() instead")
@@ -33,21 +33,22 @@ open class CMSensorRecorder: NSObject, @unchecked Sendable {
     /// Records the accelerometer at 50 Hz for `duration` seconds from now (at most 12 hours; longer
     /// requests are cut to 12 hours). Recording ends by itself; there is no stop.
     open func recordAccelerometer(forDuration duration: TimeInterval) {
-        guard Authorization.allowsData, duration.isFinite, duration > 0 else { return }
+        guard Authorization.refusal(provider, history: true) == nil, duration.isFinite, duration > 0 else { return }
         do {
-            try service.recordAccelerometer(forDuration: min(duration, 43_200))
+            try provider.recordAccelerometer(forDuration: min(duration, 43_200))
         } catch {
-            service.logger.error("recordAccelerometer(forDuration: \(duration)): \(error)")
+            provider.logger.error("recordAccelerometer(forDuration: \(duration)): \(error)")
         }
     }
 
     /// The recorded samples between the dates, in time order, or `nil` when the span is longer than
     /// 12 hours, inverted, or the history cannot be read.
     open func accelerometerData(from fromDate: Date, to toDate: Date) -> CMSensorDataList? {
-        guard Authorization.allowsData, toDate >= fromDate, toDate.timeIntervalSince(fromDate) <= 43_200 else { return nil }
+        guard Authorization.refusal(provider, history: true) == nil, toDate >= fromDate,
+              toDate.timeIntervalSince(fromDate) <= 43_200 else { return nil }
         do {
-            let samples = try service.recordedAccelerometer(from: fromDate, to: toDate)
-            let clock = service.clock
+            let samples = try provider.recordedAccelerometer(from: fromDate, to: toDate)
+            let clock = provider.clock
             return CMSensorDataList(samples.map { s in
                 CMRecordedAccelerometerData(
                     identifier: s.identifier, startDate: s.date,
@@ -56,7 +57,7 @@ open class CMSensorRecorder: NSObject, @unchecked Sendable {
                 )
             })
         } catch {
-            service.logger.error("accelerometerData(from:to:): \(error)")
+            provider.logger.error("accelerometerData(from:to:): \(error)")
             return nil
         }
     }

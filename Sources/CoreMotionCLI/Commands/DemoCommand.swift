@@ -46,11 +46,9 @@ struct DemoCommand: ParsableCommand {
             throw ValidationError("the bundled demo recording is missing from the tool's resources")
         }
         let source = try RecordingReader.read(url)
-        let device = ScheduledDevice(
-            name: "replay:\(url.lastPathComponent)", source: RecordingSource(source), clock: SystemClock.shared, speed: speed
-        )
-        MotionService.installProcessOverride(MotionService(device: device, history: .inMemory))
-        defer { MotionService.installProcessOverride(nil) }
+        // The device is chosen the way any app's is: by the environment, before the first Core Motion call.
+        setenv(DeviceSpecification.environmentVariable, DeviceSpecification.replay(path: url.path, speed: speed, loop: false).description, 1)
+        setenv("COREMOTION_HISTORY", "memory", 1)
 
         let tally = DemoTally()
         let motion = CMMotionManager()

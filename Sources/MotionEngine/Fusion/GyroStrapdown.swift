@@ -46,18 +46,6 @@ struct GyroStrapdown: Sendable {
     }
 }
 
-extension Quaternion {
-    /// Unit-length copy for a quaternion already close to unit length (one square root, no checks
-    /// beyond a non-finite guard that returns the identity).
-    @inline(__always)
-    var normalizedFast: Quaternion {
-        let n2 = w * w + x * x + y * y + z * z
-        guard n2 > 0, n2.isFinite else { return .identity }
-        let inv = 1 / n2.squareRoot()
-        return Quaternion(w: w * inv, x: x * inv, y: y * inv, z: z * inv)
-    }
-}
-
 /// Hamilton product `a ⊗ b`, always inlined (the hot path's own copy of `Quaternion.*`).
 @inlinable @inline(__always)
 func product(_ a: Quaternion, _ b: Quaternion) -> Quaternion {

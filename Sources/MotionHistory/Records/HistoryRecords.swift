@@ -108,23 +108,6 @@ public struct AccelerometerRecord: Sendable, Hashable {
     }
 }
 
-/// A recorded accelerometer sample read back from the store.
-public struct RecordedAccelerometerSample: Sendable, Hashable {
-    /// Unique identifier, increasing in the order the samples were written (1, 2, 3, …; never reused in
-    /// one store file).
-    public var identifier: UInt64
-    /// Wall-clock date of the sample (microsecond resolution).
-    public var date: Date
-    /// Acceleration including gravity, g.
-    public var acceleration: Vector3
-
-    public init(identifier: UInt64, date: Date, acceleration: Vector3) {
-        self.identifier = identifier
-        self.date = date
-        self.acceleration = acceleration
-    }
-}
-
 /// A request to record the accelerometer over a span, kept so that recording resumes after a restart.
 public struct AccelerometerRecordingRequest: Sendable, Hashable {
     /// Wall-clock start of the recording.

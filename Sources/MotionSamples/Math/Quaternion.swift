@@ -180,3 +180,15 @@ extension Quaternion {
         self = Quaternion.aboutZ(yaw) * Quaternion(axis: .unitX, angle: pitch) * Quaternion(axis: .unitY, angle: roll)
     }
 }
+
+extension Quaternion {
+    /// Unit-length copy for a quaternion already close to unit length (one square root, no checks
+    /// beyond a non-finite guard that returns the identity).
+    @inlinable @inline(__always)
+    public var normalizedFast: Quaternion {
+        let n2 = w * w + x * x + y * y + z * z
+        guard n2 > 0, n2.isFinite else { return .identity }
+        let inv = 1 / n2.squareRoot()
+        return Quaternion(w: w * inv, x: x * inv, y: y * inv, z: z * inv)
+    }
+}

@@ -2,22 +2,6 @@ import Foundation
 import MotionEngine
 import MotionHistory
 
-/// An activity state in the service's terms (the API turns it into `CMMotionActivity`).
-public struct ActivityReport: Sendable, Hashable {
-    /// When the state began.
-    public var startDate: Date
-    /// Device time of the report, seconds.
-    public var timestamp: TimeInterval
-    public var unknown: Bool
-    public var stationary: Bool
-    public var walking: Bool
-    public var running: Bool
-    public var cycling: Bool
-    public var automotive: Bool
-    /// 0 low, 1 medium, 2 high.
-    public var confidence: Int
-}
-
 /// A live activity client.
 public final class ActivityClient: @unchecked Sendable {
     let receive: @Sendable (ActivityReport) -> Void
@@ -112,12 +96,8 @@ final class ActivityRecorder: @unchecked Sendable {
     /// Hands a new state to the clients and the history. Caller holds `lock`.
     private func publish(_ state: ActivityState, time: TimeInterval) {
         guard let service else { return }
-        let f = state.flags
         let report = ActivityReport(
-            startDate: service.date(at: state.startTime), timestamp: time,
-            unknown: f.contains(.unknown), stationary: f.contains(.stationary), walking: f.contains(.walking),
-            running: f.contains(.running), cycling: f.contains(.cycling), automotive: f.contains(.automotive),
-            confidence: state.confidence.rawValue
+            startDate: service.date(at: state.startTime), timestamp: time, flags: state.flags, confidence: state.confidence
         )
         current = report
         for c in clients { c.receive(report) }
@@ -159,15 +139,9 @@ extension MotionService {
 
     /// The activity states of this device overlapping `[start, end]`; the first may begin before `start`.
     public func activityHistory(from start: Date, to end: Date) throws -> [ActivityReport] {
-        guard let history else { throw ServiceError.historyUnavailable(historyProblem ?? "unknown reason") }
+        guard let history else { throw MotionProviderError.historyUnavailable(historyProblem ?? "unknown reason") }
         return try history.activities(from: start, to: end, source: historySource).map { s in
-            ActivityReport(
-                startDate: s.startDate, timestamp: clock.time(at: s.startDate),
-                unknown: s.flags.contains(.unknown), stationary: s.flags.contains(.stationary),
-                walking: s.flags.contains(.walking), running: s.flags.contains(.running),
-                cycling: s.flags.contains(.cycling), automotive: s.flags.contains(.automotive),
-                confidence: s.confidence.rawValue
-            )
+            ActivityReport(startDate: s.startDate, timestamp: clock.time(at: s.startDate), flags: s.flags, confidence: s.confidence)
         }
     }
 }

@@ -6,9 +6,9 @@ import MotionEngine
 public final class AltimeterClient: @unchecked Sendable {
     private var engine: AltimeterEngine
     private var subscription: SensorSubscription?
-    let receive: @Sendable (AltitudeUpdate) -> Void
+    let receive: @Sendable (AltitudeValue) -> Void
 
-    init(reference: AltimeterEngine.Reference, receive: @escaping @Sendable (AltitudeUpdate) -> Void) {
+    init(reference: AltimeterEngine.Reference, receive: @escaping @Sendable (AltitudeValue) -> Void) {
         engine = AltimeterEngine(configuration: .init(reference: reference))
         self.receive = receive
     }
@@ -16,7 +16,11 @@ public final class AltimeterClient: @unchecked Sendable {
     /// Called under the service's lock, in sample order.
     fileprivate func take(_ sample: SensorSample) {
         engine.add(sample)
-        while let update = engine.nextUpdate() { receive(update) }
+        while let u = engine.nextUpdate() {
+            receive(AltitudeValue(
+                time: u.time, relativeAltitude: u.relativeAltitude, pressure: u.pressure,
+                absolute: u.absolute.map { AbsoluteAltitudeValue(altitude: $0.altitude, accuracy: $0.accuracy, precision: $0.precision) }))
+        }
     }
 
     fileprivate func attach(_ s: SensorSubscription?) { subscription = s }
@@ -55,7 +59,7 @@ extension MotionService {
     /// Starts altitude updates from the barometer; `receive` runs under the service's lock. Returns `nil`
     /// without a barometer.
     public func startAltitudeUpdates(
-        absolute: Bool, receive: @escaping @Sendable (AltitudeUpdate) -> Void
+        absolute: Bool, receive: @escaping @Sendable (AltitudeValue) -> Void
     ) -> AltimeterClient? {
         guard has(.barometer) else { return nil }
         var reference = AltimeterEngine.Reference.none

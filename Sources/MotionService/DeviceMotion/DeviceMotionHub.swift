@@ -3,6 +3,7 @@ import MotionEngine
 
 /// One client of the fused device motion: its reference frame (with its own start yaw), its interval.
 public final class DeviceMotionSubscription: @unchecked Sendable {
+    weak var hub: DeviceMotionHub?
     public let id: Int
     /// The clamped interval, seconds.
     public let interval: TimeInterval
@@ -18,16 +19,6 @@ public final class DeviceMotionSubscription: @unchecked Sendable {
         self.decimator = Decimator(interval: interval, devicePeriod: devicePeriod)
         self.receive = receive
     }
-}
-
-/// What a device-motion client receives.
-public enum DeviceMotionUpdate: Sendable {
-    /// A fused sample with its attitude in the client's frame and its heading (degrees; negative in the
-    /// arbitrary frames).
-    case estimate(DeviceMotionEstimate, attitude: Quaternion, heading: Double)
-    /// The magnetometer needs the device to move to calibrate (reported once per client, for the frames
-    /// that use the magnetometer).
-    case needsMovement
 }
 
 /// Runs the fusion once for all device-motion clients of a service, at the device's full rate, and
@@ -136,7 +127,11 @@ final class DeviceMotionHub: @unchecked Sendable {
             }
             guard client.decimator.admit(estimate.time) else { continue }
             let attitude = client.frame.attitude(for: estimate)
-            client.receive(.estimate(estimate, attitude: attitude, heading: client.frame.heading(of: attitude)))
+            client.receive(.motion(DeviceMotionValue(
+                time: estimate.time, attitude: attitude, rotationRate: estimate.rotationRate, gravity: estimate.gravity,
+                userAcceleration: estimate.userAcceleration, magneticField: estimate.magneticField,
+                magneticFieldAccuracy: Int32(estimate.magneticFieldAccuracy.rawValue),
+                heading: client.frame.heading(of: attitude))))
         }
     }
 }

@@ -97,9 +97,9 @@ extension MotionService {
     /// Records the accelerometer at 50 Hz for `duration` seconds from now (at most 12 hours) into the
     /// history.
     ///
-    /// - Throws: ``ServiceError/historyUnavailable(_:)``, or the history's error for a bad duration.
+    /// - Throws: ``MotionProviderError/historyUnavailable(_:)``, or the history's error for a bad duration.
     public func recordAccelerometer(forDuration duration: TimeInterval) throws {
-        guard let history else { throw ServiceError.historyUnavailable(historyProblem ?? "unknown reason") }
+        guard let history else { throw MotionProviderError.historyUnavailable(historyProblem ?? "unknown reason") }
         let start = date(at: clock.now)
         let request = try history.addAccelerometerRecording(from: start, duration: duration, source: historySource)
         if has(.accelerometer) { accelerometerRecorder.record(until: request.end) }
@@ -116,23 +116,11 @@ extension MotionService {
 
     /// The recorded accelerometer samples of this device between the dates (a span of at most 12 h).
     public func recordedAccelerometer(from start: Date, to end: Date) throws -> [RecordedAccelerometerSample] {
-        guard let history else { throw ServiceError.historyUnavailable(historyProblem ?? "unknown reason") }
+        guard let history else { throw MotionProviderError.historyUnavailable(historyProblem ?? "unknown reason") }
         recorders.lock.lock()
         let recorder = recorders.accelerometer
         recorders.lock.unlock()
         recorder?.flush()
         return try history.accelerometerSamples(from: start, to: end, source: historySource)
-    }
-}
-
-/// Errors of the service's own operations.
-public enum ServiceError: Error, Sendable, CustomStringConvertible {
-    /// The history store could not be opened.
-    case historyUnavailable(String)
-
-    public var description: String {
-        switch self {
-        case .historyUnavailable(let reason): "the motion history is unavailable: \(reason)"
-        }
     }
 }

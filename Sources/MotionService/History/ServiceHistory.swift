@@ -1,6 +1,20 @@
 import Foundation
 import MotionHistory
 
+/// How a service opens its history.
+public struct HistorySettings: Sendable {
+    /// What to do with a damaged or foreign history file.
+    public var damagedFilePolicy: DamagedFilePolicy
+    /// Called with every notice of the store (a file moved aside, a flush that failed, records dropped),
+    /// besides the log line.
+    public var observer: (@Sendable (HistoryNotice) -> Void)?
+
+    public init(damagedFilePolicy: DamagedFilePolicy = .fail, observer: (@Sendable (HistoryNotice) -> Void)? = nil) {
+        self.damagedFilePolicy = damagedFilePolicy
+        self.observer = observer
+    }
+}
+
 enum HistoryState {
     case closed
     case open(HistoryStore)
@@ -23,7 +37,12 @@ extension MotionService {
                 let clock = self.clock
                 configuration.now = { clock.date(at: clock.now) }
                 let logger = self.logger
-                configuration.notify = { notice in logger.warning("\(notice)") }
+                let observer = historySettings.observer
+                configuration.notify = { notice in
+                    logger.warning("\(notice)")
+                    observer?(notice)
+                }
+                configuration.damagedFilePolicy = historySettings.damagedFilePolicy
                 let store = try HistoryStore(configuration: configuration)
                 historyState = .open(store)
                 return store
@@ -49,4 +68,26 @@ extension MotionService {
 
     /// The wall-clock date of a device timestamp.
     public func date(at time: TimeInterval) -> Date { clock.date(at: time) }
+}
+
+extension MotionService {
+    /// Stops the device and writes everything the engines and recorders hold to the history, then closes
+    /// it: steps still being confirmed are decided, the accelerometer recorder's last batch is written.
+    /// The service delivers nothing afterwards. Used by `coremotiond` on SIGTERM.
+    public func shutDown() {
+        device.run([:], sink: { _ in }, events: { _ in })
+        recorders.lock.lock()
+        let pedometer = recorders.pedometer
+        let accelerometer = recorders.accelerometer
+        recorders.lock.unlock()
+        pedometer?.finish()
+        accelerometer?.flush()
+        historyLock.lock()
+        let state = historyState
+        historyState = .failed("the service was shut down")
+        historyLock.unlock()
+        if case .open(let store) = state {
+            do { try store.close() } catch { logger.error("closing the history failed: \(error)") }
+        }
+    }
 }

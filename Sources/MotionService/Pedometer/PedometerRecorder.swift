@@ -2,29 +2,6 @@ import Foundation
 import MotionEngine
 import MotionHistory
 
-/// Totals of a pedometer session or query, in the service's terms (the API turns them into
-/// `CMPedometerData`).
-public struct PedometerTotals: Sendable, Hashable {
-    public var start: Date
-    public var end: Date
-    public var steps: Int
-    /// Metres.
-    public var distance: Double
-    public var floorsAscended: Int
-    public var floorsDescended: Int
-    /// Seconds spent moving (between steps at most 2 s apart).
-    public var activeDuration: Double
-    /// Steps per second, live sessions only.
-    public var currentCadence: Double?
-    /// Seconds per metre, live sessions only.
-    public var currentPace: Double?
-
-    /// Seconds per metre while moving, or `nil` without movement.
-    public var averageActivePace: Double? {
-        distance > 0 && activeDuration > 0 ? activeDuration / distance : nil
-    }
-}
-
 /// A live pedometer session: cumulative totals from its start date, reported to `receive`.
 public final class PedometerSession: @unchecked Sendable {
     let start: Date
@@ -43,8 +20,8 @@ public final class PedometerSession: @unchecked Sendable {
 
 /// A client of pause/resume events.
 public final class PedometerEventClient: @unchecked Sendable {
-    let receive: @Sendable (_ date: Date, _ resumed: Bool) -> Void
-    init(receive: @escaping @Sendable (Date, Bool) -> Void) { self.receive = receive }
+    let receive: @Sendable (PedometerPauseEvent) -> Void
+    init(receive: @escaping @Sendable (PedometerPauseEvent) -> Void) { self.receive = receive }
 }
 
 /// The service's pedometer: once a process uses the pedometer (or activity), it counts steps, floors
@@ -128,7 +105,7 @@ final class PedometerRecorder: @unchecked Sendable {
         lock.unlock()
     }
 
-    func addEventClient(_ receive: @escaping @Sendable (Date, Bool) -> Void) -> PedometerEventClient {
+    func addEventClient(_ receive: @escaping @Sendable (PedometerPauseEvent) -> Void) -> PedometerEventClient {
         start()
         let client = PedometerEventClient(receive: receive)
         lock.lock()
@@ -193,11 +170,11 @@ final class PedometerRecorder: @unchecked Sendable {
                 }
             case .pause:
                 transitions.append(PedometerTransitionRecord(date: date, transition: .pause))
-                for c in eventClients { c.receive(date, false) }
+                for c in eventClients { c.receive(PedometerPauseEvent(date: date, resumed: false)) }
                 paused = true
             case .resume:
                 transitions.append(PedometerTransitionRecord(date: date, transition: .resume))
-                for c in eventClients { c.receive(date, true) }
+                for c in eventClients { c.receive(PedometerPauseEvent(date: date, resumed: true)) }
             }
         }
         if let history = service.history {
@@ -245,7 +222,7 @@ extension MotionService {
     public func stopPedometerSession(_ session: PedometerSession) { pedometerRecorder.removeSession(session) }
 
     /// Starts pause/resume events; `receive` runs under the service's lock.
-    public func startPedometerEvents(_ receive: @escaping @Sendable (Date, Bool) -> Void) -> PedometerEventClient {
+    public func startPedometerEvents(_ receive: @escaping @Sendable (PedometerPauseEvent) -> Void) -> PedometerEventClient {
         pedometerRecorder.addEventClient(receive)
     }
 
@@ -254,7 +231,7 @@ extension MotionService {
 
     /// Totals over `[start, end)` from the history of this device.
     public func pedometerTotals(from start: Date, to end: Date) throws -> PedometerTotals {
-        guard let history else { throw ServiceError.historyUnavailable(historyProblem ?? "unknown reason") }
+        guard let history else { throw MotionProviderError.historyUnavailable(historyProblem ?? "unknown reason") }
         let s = try history.pedometerSummary(from: start, to: end, source: historySource)
         return PedometerTotals(
             start: start, end: end, steps: s.steps, distance: s.distance, floorsAscended: s.floorsAscended,

@@ -48,6 +48,10 @@ public enum DeviceFactory {
             } catch {
                 throw DeviceSpecificationError(value: specification.description, reason: "\(error)")
             }
+        case .service:
+            throw DeviceSpecificationError(
+                value: specification.description,
+                reason: "the system service is not a device of this process: the API connects to coremotiond, which owns the device")
         case .simulator(let sceneName, let seed, let speed):
             do {
                 let scene = try SceneCatalog.resolve(sceneName)

@@ -10,12 +10,16 @@ import Foundation
 /// | `replay:PATH` | a recording (file, folder or `.zip`), played in real time from process start; `?speed=4` plays four times faster, `&loop=true` starts over at the end |
 /// | `sim:SCENE` | the simulator with a named scene or a scene file; `?seed=N`, `&speed=N` |
 /// | `iio` / `iio:ROOT` | Linux IIO sensors, optionally under another sysfs root |
+/// | `service` / `service:PATH` | the system service `coremotiond` (at `COREMOTION_SOCKET` or its default socket, or at PATH) |
 public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
     case auto
     case none
     case replay(path: String, speed: Double, loop: Bool)
     case simulator(scene: String, seed: UInt64, speed: Double)
     case iio(root: String?)
+    /// The system service `coremotiond`, at its default socket (`nil`) or at a path. Not a device of this
+    /// process: the API connects to the daemon, which owns the device.
+    case service(path: String?)
 
     /// The environment variable that selects the device.
     public static let environmentVariable = "COREMOTION_DEVICE"
@@ -28,6 +32,7 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
           replay:PATH[?speed=N][&loop=true]        play a recording (file, folder or .zip) from process start
           sim:SCENE[?seed=N][&speed=N]             the simulator with a named scene or a scene file (.json)
           iio  or  iio:ROOT                        Linux IIO sensors (ROOT: another sysfs root, for tests)
+          service  or  service:PATH                the system service coremotiond (default socket, or PATH)
         """
 
     /// Reads the specification from the environment.
@@ -44,6 +49,7 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
         if value.isEmpty || value == "auto" { return .auto }
         if value == "none" { return .none }
         if value == "iio" { return .iio(root: nil) }
+        if value == "service" { return .service(path: nil) }
         guard let colon = value.firstIndex(of: ":") else {
             throw fail("unknown device '\(value)'")
         }
@@ -70,6 +76,9 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
         case "iio":
             guard options.isEmpty else { throw fail("iio: takes no options") }
             return .iio(root: target.isEmpty ? nil : target)
+        case "service":
+            guard options.isEmpty else { throw fail("service: takes no options") }
+            return .service(path: target.isEmpty ? nil : target)
         default:
             throw fail("unknown device kind '\(kind)'")
         }
@@ -84,6 +93,7 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
         case .simulator(let scene, let seed, let speed):
             "sim:\(scene)?seed=\(seed)" + (speed != 1 ? "&speed=\(speed)" : "")
         case .iio(let root): root.map { "iio:\($0)" } ?? "iio"
+        case .service(let path): path.map { "service:\($0)" } ?? "service"
         }
     }
 

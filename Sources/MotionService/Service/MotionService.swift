@@ -6,9 +6,9 @@ import MotionHistory
 /// the sensors some client needs at the fastest rate any client asked for, and fans each sample out
 /// to the clients, decimated to each client's interval.
 ///
-/// Apps never see it: `CMMotionManager()` and friends use ``current``, which is the process-wide
-/// ``shared`` service (device chosen by `COREMOTION_DEVICE`) unless a test installed another with
-/// ``withService(_:operation:)`` or ``installProcessOverride(_:)``.
+/// Apps never see it: `CMMotionManager()` and friends talk to a ``MotionProvider``; in process that is a
+/// ``LocalMotionProvider`` over one of these (the device `COREMOTION_DEVICE` names, or a test's), and in
+/// `coremotiond` the daemon serves every client from one of these.
 public final class MotionService: @unchecked Sendable {
     /// The device all samples come from.
     public let device: any MotionDevice
@@ -32,10 +32,13 @@ public final class MotionService: @unchecked Sendable {
     private var nextID = 0
     private var lostSensors: Set<SensorKind> = []
     private var reachedEnd = false
-    private var deliveries: [ObjectIdentifier: any DrainableDelivery] = [:]
+    /// The delivery streams of the API on this service (for the virtual-clock harness).
+    public let deliveries = DeliveryTracker()
 
     /// Where the history lives; `nil` for the location `COREMOTION_HISTORY` chooses.
     let historyLocation: HistoryLocation?
+    /// How the history is opened.
+    let historySettings: HistorySettings
     let historyLock = NSLock()
     var historyState = HistoryState.closed
     /// Background recorders (accelerometer for the sensor recorder; pedometer and activity history),
@@ -49,13 +52,16 @@ public final class MotionService: @unchecked Sendable {
     ///     location `COREMOTION_HISTORY` chooses (tests pass `.inMemory`).
     ///   - location: where the device is, for true north (``GeographicLocation``); `nil` leaves
     ///     `.xTrueNorthZVertical` unavailable.
+    ///   - historySettings: how the history file is opened and what its notices do (a daemon moves a damaged
+    ///     file aside and keeps going; the default fails and logs).
     public init(
         device: any MotionDevice, specification: DeviceSpecification? = nil, history: HistoryLocation? = nil,
-        location: GeographicLocation? = nil
+        location: GeographicLocation? = nil, historySettings: HistorySettings = HistorySettings()
     ) {
         self.device = device
         self.specification = specification
         self.historyLocation = history
+        self.historySettings = historySettings
         self.storedLocation = location
         // Only real hardware keeps its calibration across processes (see SensorCalibrationState).
         let persistent: Bool
@@ -93,25 +99,7 @@ public final class MotionService: @unchecked Sendable {
         }
     }
 
-    // MARK: Which service
-
-    @TaskLocal private static var taskOverride: MotionService?
-    private static let overrideLock = NSLock()
-    nonisolated(unsafe) private static var processOverride: MotionService?
-
-    /// The process-wide service, made on first use from `COREMOTION_DEVICE`.
-    ///
-    /// A malformed value, or a device that cannot be opened (a missing recording, an unknown scene),
-    /// stops the process at first use with a message on standard error that lists the accepted
-    /// forms; it never silently falls back to another device.
-    public static let shared: MotionService = {
-        do {
-            return try MotionService.fromEnvironment()
-        } catch {
-            FileHandle.standardError.write(Data("coremotion: \(error)\n".utf8))
-            exit(EXIT_FAILURE)
-        }
-    }()
+    // MARK: Making a service
 
     /// Makes a service for the device that `COREMOTION_DEVICE` names, on the system clock.
     public static func fromEnvironment(
@@ -127,34 +115,6 @@ public final class MotionService: @unchecked Sendable {
             FileHandle.standardError.write(Data("coremotion: \(error); true north is unavailable\n".utf8))
         }
         return service
-    }
-
-    /// The service the API uses now: a task's override, else the process override, else ``shared``.
-    public static var current: MotionService {
-        if let task = taskOverride { return task }
-        overrideLock.lock()
-        let process = processOverride
-        overrideLock.unlock()
-        return process ?? shared
-    }
-
-    /// Runs `operation` with `service` as ``current`` for the task (and its child tasks).
-    public static func withService<R>(_ service: MotionService, operation: () throws -> R) rethrows -> R {
-        try $taskOverride.withValue(service, operation: operation)
-    }
-
-    /// Runs `operation` with `service` as ``current`` for the task (and its child tasks).
-    public static func withService<R>(
-        _ service: MotionService, isolation: isolated (any Actor)? = #isolation, operation: () async throws -> R
-    ) async rethrows -> R {
-        try await $taskOverride.withValue(service, operation: operation, isolation: isolation)
-    }
-
-    /// Installs `service` as ``current`` for the whole process (all threads) until removed with `nil`.
-    public static func installProcessOverride(_ service: MotionService?) {
-        overrideLock.lock()
-        processOverride = service
-        overrideLock.unlock()
     }
 
     // MARK: Sensors
@@ -174,11 +134,8 @@ public final class MotionService: @unchecked Sendable {
     public func intervalRange(_ sensor: SensorKind) -> ClosedRange<TimeInterval>? {
         guard let d = device.sensors[sensor] else { return nil }
         let fastest = 1 / d.maximumRate
-        return fastest...max(fastest, MotionService.longestInterval)
+        return fastest...max(fastest, longestUpdateInterval)
     }
-
-    /// The longest update interval, seconds.
-    public static let longestInterval: TimeInterval = 1.0
 
     /// `requested` clamped into ``intervalRange(_:)``; NaN and negative values count as "fastest".
     /// Without the sensor, the value is only made non-negative.
@@ -261,7 +218,24 @@ public final class MotionService: @unchecked Sendable {
         )
     }
 
+    private let observersLock = NSLock()
+    private var eventObservers: [@Sendable (DeviceEvent) -> Void] = []
+
+    /// Calls `observer` with every device event (a sensor lost or back, the end of a recording), after the
+    /// service has handled it, on the device's thread.
+    public func observeDeviceEvents(_ observer: @escaping @Sendable (DeviceEvent) -> Void) {
+        observersLock.lock()
+        eventObservers.append(observer)
+        observersLock.unlock()
+    }
+
     private func handle(_ event: DeviceEvent) {
+        defer {
+            observersLock.lock()
+            let observers = eventObservers
+            observersLock.unlock()
+            for observer in observers { observer(event) }
+        }
         switch event {
         case .sensorLost(let sensor, let reason):
             logger.warning("\(sensor) lost: \(reason)")
@@ -295,32 +269,6 @@ public final class MotionService: @unchecked Sendable {
         pedometer?.finish()
         activity?.interrupt(at: clock.now)
     }
-
-    // MARK: Deliveries (for the virtual-clock harness)
-
-    /// Registers a delivery stream so that ``waitUntilDelivered(timeout:)`` waits for it.
-    public func track(_ delivery: some DrainableDelivery) {
-        lock.lock()
-        deliveries[ObjectIdentifier(delivery)] = delivery
-        lock.unlock()
-    }
-
-    /// Forgets a delivery stream.
-    public func untrack(_ delivery: some DrainableDelivery) {
-        lock.lock()
-        deliveries[ObjectIdentifier(delivery)] = nil
-        lock.unlock()
-    }
-
-    /// Blocks until every handler operation enqueued so far has run. Returns false on timeout.
-    @discardableResult
-    public func waitUntilDelivered(timeout: TimeInterval = 10) -> Bool {
-        lock.lock()
-        let list = Array(deliveries.values)
-        lock.unlock()
-        let deadline = Date().addingTimeInterval(timeout)
-        return list.allSatisfy { $0.waitUntilDrained(timeout: max(0, deadline.timeIntervalSinceNow)) }
-    }
 }
 
 /// A subscription to one sensor's samples.
@@ -340,13 +288,6 @@ public final class SensorSubscription: @unchecked Sendable {
         self.receive = receive
     }
 }
-
-/// A delivery stream whose pending work the harness can wait for.
-public protocol DrainableDelivery: AnyObject, Sendable {
-    func waitUntilDrained(timeout: TimeInterval) -> Bool
-}
-
-extension QueueDelivery: DrainableDelivery {}
 
 extension SensorKind {
     /// Position in `allCases`.

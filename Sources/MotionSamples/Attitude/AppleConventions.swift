@@ -1,5 +1,4 @@
 import Foundation
-import MotionSamples
 
 // Apple's attitude conventions. `q` always rotates device axes into the reference frame
 // (v_reference = q ⊗ v_device ⊗ q*), and R = R(q) is its matrix (measured on a real iPhone,

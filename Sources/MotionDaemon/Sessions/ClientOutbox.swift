@@ -1,0 +1,152 @@
+import DequeModule
+import Foundation
+import MotionProtocol
+import NIOCore
+
+/// The values waiting for one client: appended by the engines' threads, written to the client's socket
+/// by its event loop. The engines never wait for a client.
+///
+/// **Bound**: at most ``capacity`` values wait (8,192 by default: 8 s of a 1 kHz stream; 256 KiB of raw
+/// samples, 1.2 MiB of device motion). They wait only while the socket cannot take more (the kernel's
+/// socket buffer and NIO's 64 KiB write buffer are full, i.e. the client does not read). Past the bound
+/// the **oldest** value is dropped and counted per stream; the client receives `dropped(stream, n)`
+/// before its next values, and its API logs it. A client whose socket stays full for ``stallLimit``
+/// (30 s) while values are being dropped is disconnected; other clients never notice.
+final class ClientOutbox: @unchecked Sendable {
+    /// Default bound on waiting values per client.
+    static let defaultCapacity = 8192
+    /// How long a client may leave its socket full while values are dropped before it is disconnected.
+    static let stallLimit: TimeInterval = 30
+    /// Bytes written before yielding the event loop, so that one client never monopolises it.
+    static let bytesPerTurn = 256 * 1024
+
+    struct Item {
+        var stream: UInt32
+        var value: StreamValue
+    }
+
+    let capacity: Int
+    private let channel: any Channel
+    private let lock = NSLock()
+    private var items = Deque<Item>()
+    private var dropped: [UInt32: UInt64] = [:]
+    private var flushScheduled = false
+    private var closed = false
+    private var stalledSince: Double?
+    private(set) var droppedTotal: UInt64 = 0
+    private(set) var sentTotal: UInt64 = 0
+    private var writer = ByteWriter(capacity: 64 * 1024)
+    /// Called (once) when the client stalled too long.
+    var onStall: (@Sendable () -> Void)?
+
+    init(channel: any Channel, capacity: Int = ClientOutbox.defaultCapacity) {
+        self.channel = channel
+        self.capacity = max(1, capacity)
+    }
+
+    /// Queues a value of `stream` (any thread; never blocks on the client).
+    func push(_ value: StreamValue, stream: UInt32) {
+        lock.lock()
+        guard !closed else {
+            lock.unlock()
+            return
+        }
+        var stalled = false
+        if items.count >= capacity {
+            let oldest = items.removeFirst()
+            dropped[oldest.stream, default: 0] += 1
+            droppedTotal += 1
+            let now = ProcessInfo.processInfo.systemUptime
+            if let since = stalledSince {
+                stalled = now - since > Self.stallLimit
+            } else {
+                stalledSince = now
+            }
+        }
+        items.append(Item(stream: stream, value: value))
+        let schedule = !flushScheduled
+        flushScheduled = true
+        if stalled { closed = true }
+        lock.unlock()
+        if stalled {
+            onStall?()
+            return
+        }
+        if schedule { channel.eventLoop.execute { self.flush() } }
+    }
+
+    /// Number of values waiting.
+    var waitingCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return items.count
+    }
+
+    /// Stops accepting values and forgets those waiting.
+    func close() {
+        lock.lock()
+        closed = true
+        items.removeAll()
+        lock.unlock()
+    }
+
+    /// Writes waiting values while the socket takes them (on the channel's event loop).
+    func flush() {
+        channel.eventLoop.preconditionInEventLoop()
+        lock.lock()
+        flushScheduled = false
+        lock.unlock()
+        var wroteAny = false
+        while channel.isWritable {
+            lock.lock()
+            if items.isEmpty && dropped.isEmpty {
+                stalledSince = nil
+                lock.unlock()
+                break
+            }
+            let drops = dropped
+            dropped.removeAll()
+            writer.removeAll()
+            for (stream, count) in drops.sorted(by: { $0.key < $1.key }) {
+                DaemonMessage.dropped(stream: stream, count: count).encode(into: &writer)
+            }
+            var sent: UInt64 = 0
+            // Consecutive values of one stream and kind make one samples frame.
+            while let first = items.first, writer.count < Self.bytesPerTurn {
+                let kind = first.value.kind
+                let limit = DaemonMessage.recordsPerFrame(kind)
+                writer.beginFrame(.samples)
+                writer.u32(first.stream)
+                writer.u8(kind.rawValue)
+                writer.u16(0)
+                let countOffset = writer.count - 2
+                var count = 0
+                while count < limit, let next = items.first, next.stream == first.stream, next.value.kind == kind {
+                    RecordCodec.encode(next.value, into: &writer)
+                    items.removeFirst()
+                    count += 1
+                }
+                writer.endFrame()
+                writer.patchU16(at: countOffset, UInt16(count))
+                sent += UInt64(count)
+            }
+            sentTotal += sent
+            lock.unlock()
+            var buffer = channel.allocator.buffer(capacity: writer.count)
+            buffer.writeBytes(writer.bytes)
+            channel.write(buffer, promise: nil)
+            wroteAny = true
+            if writer.count >= Self.bytesPerTurn {
+                // Let other clients of this event loop have their turn; come back for the rest.
+                channel.flush()
+                lock.lock()
+                let again = !flushScheduled && !items.isEmpty
+                if again { flushScheduled = true }
+                lock.unlock()
+                if again { channel.eventLoop.execute { self.flush() } }
+                return
+            }
+        }
+        if wroteAny { channel.flush() }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import MotionHistory
+import MotionProtocol
+import MotionService
+
+/// What `coremotion service status` shows: the device and its rates, the clients, the history.
+public struct DaemonStatusReport: Codable, Sendable, Hashable {
+    public struct Sensor: Codable, Sendable, Hashable {
+        public var kind: String
+        public var name: String
+        public var maximumRate: Double
+        /// The rate the device runs the sensor at now, Hz; `nil` when off.
+        public var activeRate: Double?
+    }
+
+    public struct Stream: Codable, Sendable, Hashable {
+        public var kind: String
+        /// Seconds; 0 for streams without an interval.
+        public var interval: Double
+    }
+
+    public struct Client: Codable, Sendable, Hashable {
+        public var pid: Int32
+        public var uid: UInt32
+        public var app: String
+        public var hint: String
+        public var executable: String?
+        public var authorization: String
+        public var connectedSeconds: Double
+        public var streams: [Stream]
+        /// Values waiting in the client's outbox now.
+        public var waiting: Int
+        public var sent: UInt64
+        public var dropped: UInt64
+    }
+
+    public struct History: Codable, Sendable, Hashable {
+        public var path: String
+        public var bytes: Int?
+        public var steps: Int?
+        public var activitySegments: Int?
+        public var accelerometerSamples: Int?
+        /// Newest record of this device (ISO 8601).
+        public var newestRecord: String?
+        /// The last problem (a write that failed, a file moved aside), if any.
+        public var problem: String?
+        public var problemAt: String?
+    }
+
+    public var version: String
+    public var protocolVersion: Int
+    public var instance: String
+    public var pid: Int32
+    public var socket: String
+    public var startedAt: String
+    public var uptimeSeconds: Double
+    public var device: String
+    public var sensors: [Sensor]
+    public var clientBufferCapacity: Int
+    public var connectionsAccepted: Int
+    public var connectionsRefused: Int
+    public var clients: [Client]
+    public var history: History
+
+    /// The JSON document (sorted keys, indented).
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return (try? encoder.encode(self)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
+    }
+
+    /// The daemon's software version.
+    public static let softwareVersion = "0.2.0"
+
+    static func make(core: DaemonCore) -> DaemonStatusReport {
+        let iso = ISO8601DateFormatter()
+        let service = core.service
+        let sensors = SensorKind.allCases.compactMap { kind -> Sensor? in
+            guard let d = service.sensorDescription(kind) else { return nil }
+            return Sensor(kind: kind.rawValue, name: d.name, maximumRate: d.maximumRate, activeRate: service.activeRate(kind))
+        }
+        let now = Date()
+        let clients = core.connectedSessions.compactMap { session -> Client? in
+            guard let id = session.identity else { return nil }
+            let figures = session.outboxFigures
+            return Client(
+                pid: id.pid, uid: id.uid, app: id.appID, hint: id.hint, executable: id.executable,
+                authorization: "\(session.currentStatus)", connectedSeconds: now.timeIntervalSince(session.connectedAt),
+                streams: session.openStreams.map { Stream(kind: $0.label, interval: $0.interval) }.sorted { $0.kind < $1.kind },
+                waiting: figures.waiting, sent: figures.sent, dropped: figures.dropped)
+        }.sorted { ($0.pid, $0.app) < ($1.pid, $1.app) }
+        var history = History(path: core.configuration.historyPath)
+        if let store = service.history {
+            if let stats = try? store.statistics() {
+                history.bytes = stats.databaseBytes
+                history.steps = stats.steps
+                history.activitySegments = stats.activitySegments
+                history.accelerometerSamples = stats.accelerometerSamples
+            }
+            if let newest = try? store.latestRecordDate(source: service.historySource) { history.newestRecord = iso.string(from: newest) }
+        } else {
+            history.problem = service.historyProblem
+        }
+        if let problem = core.historyProblem {
+            history.problem = problem.text
+            history.problemAt = iso.string(from: problem.date)
+        }
+        let counts = core.connectionCounts
+        return DaemonStatusReport(
+            version: softwareVersion, protocolVersion: Int(ProtocolVersion.current), instance: core.configuration.instance.rawValue,
+            pid: getpid(), socket: core.configuration.socketPath, startedAt: iso.string(from: core.startDate),
+            uptimeSeconds: now.timeIntervalSince(core.startDate), device: service.device.name, sensors: sensors,
+            clientBufferCapacity: core.configuration.clientBufferCapacity, connectionsAccepted: counts.accepted,
+            connectionsRefused: counts.refused, clients: clients, history: history)
+    }
+}

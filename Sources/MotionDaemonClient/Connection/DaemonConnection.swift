@@ -1,0 +1,609 @@
+import Foundation
+import Logging
+import MotionProtocol
+import NIOCore
+import NIOPosix
+
+/// A process's connection to `coremotiond`: the client interface served by the system service.
+///
+/// One connection per process carries every stream, query and control request. Streams are the client's
+/// own: each has its interval and frame, decimated in the daemon, and none changes another client's.
+///
+/// **When the daemon goes away** (stopped, restarted, killed) the connection notices at once, logs it and
+/// reconnects on its own (every 0.25 s at first, backing off to every 2 s); when the daemon answers again
+/// every stream is subscribed again and delivery resumes. An app sees a gap in its data, as on Apple's
+/// devices when `locationd`/`motiond` restart, never a crash or an error in its handlers. Queries made
+/// while the daemon is away fail with `MotionProviderError.serviceUnavailable` (the API reports
+/// `CMErrorUnknown`).
+///
+/// **When the app reads too slowly** the daemon keeps at most ``DaemonWelcome/bufferCapacity`` values
+/// for it, drops the oldest and says how many; the connection logs it (at most once a second per
+/// stream) and counts it in ``droppedCount``.
+public final class DaemonConnection: MotionProvider, @unchecked Sendable {
+    /// The socket this connection talks to.
+    public let socketPath: String
+    public let clock: any MotionClock = SystemClock.shared
+    public let logger: Logger
+    public let deliveries = DeliveryTracker()
+    /// The name this process gives itself in its hello (logs only; the daemon identifies the app itself).
+    public let appHint: String
+
+    private let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    private let lock = NSLock()
+    private var channel: (any Channel)?
+    private var currentWelcome: DaemonWelcome
+    private var generation = 0
+    private var streams: [UInt32: StreamEntry] = [:]
+    private var nextStream: UInt32 = 1
+    private var pending: [UInt32: PendingRequest] = [:]
+    private var nextRequest: UInt32 = 1
+    private var isClosed = false
+    private var isReconnecting = false
+    private var droppedTotal: UInt64 = 0
+
+    /// How long the handshake may take, seconds.
+    public static let handshakeTimeout: TimeInterval = 3
+    /// How long a query may take, seconds.
+    public static let requestTimeout: TimeInterval = 60
+
+    private init(socketPath: String, appHint: String) {
+        self.socketPath = socketPath
+        self.appHint = appHint
+        var logger = Logger(label: "coremotion.daemon-connection")
+        logger[metadataKey: "socket"] = "\(socketPath)"
+        self.logger = logger
+        currentWelcome = DaemonWelcome(
+            authorization: .notDetermined, appID: "", deviceName: "", sensors: [], referenceFrames: [],
+            absoluteAltitude: false, recorderAvailable: false, bufferCapacity: 0)
+    }
+
+    /// Connects to the daemon at `socketPath` and completes the handshake.
+    ///
+    /// - Parameters:
+    ///   - appHint: the app's own name for itself, for the daemon's logs (default: `COREMOTION_APP_ID`, else
+    ///     the executable's name).
+    ///   - quiet: do not log a failure (used by `auto`, which then falls back to in-process sensors).
+    /// - Throws: ``MotionProviderError/serviceUnavailable(_:)`` saying why (no socket, refused, another
+    ///   protocol version, no answer) and how to start the daemon.
+    public static func connect(
+        socketPath: String, environment: [String: String] = ProcessInfo.processInfo.environment, appHint: String? = nil,
+        quiet: Bool = false
+    ) throws -> DaemonConnection {
+        let hint = appHint ?? environment["COREMOTION_APP_ID"]
+            ?? URL(fileURLWithPath: CommandLine.arguments.first ?? "app").lastPathComponent
+        let connection = DaemonConnection(socketPath: socketPath, appHint: hint)
+        do {
+            try connection.establish()
+        } catch {
+            if !quiet { connection.logger.debug("cannot connect: \(error)") }
+            throw error
+        }
+        return connection
+    }
+
+    /// The welcome of the current connection.
+    public var welcome: DaemonWelcome {
+        lock.lock()
+        defer { lock.unlock() }
+        return currentWelcome
+    }
+
+    /// Whether a connection to the daemon is up now.
+    public var isConnected: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return channel != nil
+    }
+
+    /// Values the daemon dropped for this process so far (all streams).
+    public var droppedCount: UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return droppedTotal
+    }
+
+    /// Closes the connection for good (no reconnection).
+    public func close() {
+        lock.lock()
+        isClosed = true
+        let channel = self.channel
+        self.channel = nil
+        let waiting = pending
+        pending = [:]
+        lock.unlock()
+        for (_, p) in waiting { p.complete(.failure(.serviceUnavailable("the connection was closed"))) }
+        channel?.close(promise: nil)
+    }
+
+    deinit {
+        channel?.close(promise: nil)
+    }
+
+    // MARK: Handshake and reconnection
+
+    private func establish() throws {
+        let loop = group.next()
+        let promise = loop.makePromise(of: DaemonWelcome.self)
+        lock.lock()
+        generation += 1
+        let generation = self.generation
+        lock.unlock()
+        let handler = ConnectionHandler(connection: self, generation: generation, welcome: promise)
+        let channel: any Channel
+        do {
+            channel = try ClientBootstrap(group: loop)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(
+                            MessageFrameDecoder(limit: FrameHeader.maximumDaemonFrame, decode: DaemonMessage.decode)))
+                        try channel.pipeline.syncOperations.addHandler(handler)
+                    }
+                }
+                .connect(unixDomainSocketPath: socketPath)
+                .wait()
+        } catch {
+            throw MotionProviderError.serviceUnavailable(
+                "cannot connect to coremotiond at \(socketPath): \(error). Start it with `systemctl start coremotiond.socket` "
+                    + "(after `coremotion service install`) or in the foreground with `coremotiond --socket \(socketPath)`")
+        }
+        let hello = ClientMessage.hello(ClientHello(appHint: appHint))
+        channel.writeAndFlush(ByteBuffer(bytes: hello.encoded), promise: nil)
+        let path = socketPath
+        let timeout = loop.scheduleTask(in: .milliseconds(Int64(Self.handshakeTimeout * 1000))) {
+            promise.fail(MotionProviderError.serviceUnavailable(
+                "coremotiond at \(path) did not answer the hello within \(Self.handshakeTimeout) s"))
+        }
+        let welcome: DaemonWelcome
+        do {
+            welcome = try promise.futureResult.wait()
+            timeout.cancel()
+        } catch {
+            channel.close(promise: nil)
+            if let error = error as? MotionProviderError { throw error }
+            throw MotionProviderError.serviceUnavailable("coremotiond at \(socketPath): \(error)")
+        }
+        lock.lock()
+        self.channel = channel
+        currentWelcome = welcome
+        let toResubscribe = Array(streams.values)
+        lock.unlock()
+        for entry in toResubscribe.sorted(by: { $0.id < $1.id }) { send(entry.subscribe(entry.id)) }
+    }
+
+    /// The channel of `generation` closed.
+    fileprivate func connectionLost(generation: Int, reason: String) {
+        lock.lock()
+        guard generation == self.generation, channel != nil || !isReconnecting else {
+            lock.unlock()
+            return
+        }
+        channel = nil
+        let waiting = pending
+        pending = [:]
+        let closed = isClosed
+        let startReconnecting = !closed && !isReconnecting
+        if startReconnecting { isReconnecting = true }
+        lock.unlock()
+        for (_, p) in waiting { p.complete(.failure(.serviceUnavailable("coremotiond went away: \(reason)"))) }
+        guard startReconnecting else { return }
+        logger.warning("coremotiond went away (\(reason)); reconnecting: streams resume when it is back")
+        Thread.detachNewThread { [weak self] in self?.reconnectLoop() }
+    }
+
+    private func reconnectLoop() {
+        var delay = 0.25
+        while true {
+            Thread.sleep(forTimeInterval: delay)
+            lock.lock()
+            let closed = isClosed
+            lock.unlock()
+            if closed { return }
+            do {
+                try establish()
+                lock.lock()
+                isReconnecting = false
+                let count = streams.count
+                lock.unlock()
+                logger.notice("reconnected to coremotiond; \(count) stream(s) resumed")
+                return
+            } catch {
+                delay = min(2, delay * 2)
+            }
+        }
+    }
+
+    // MARK: Inbound (on the connection's event loop)
+
+    fileprivate func handle(_ message: DaemonMessage) {
+        switch message {
+        case .welcome:
+            break  // only during the handshake (handled by the handler)
+        case .samples(let stream, let values):
+            lock.lock()
+            let entry = streams[stream]
+            lock.unlock()
+            guard let entry else { return }  // a stream just cancelled
+            for value in values { entry.deliver(value) }
+        case .dropped(let stream, let count):
+            lock.lock()
+            droppedTotal += count
+            let entry = streams[stream]
+            lock.unlock()
+            entry?.reportDropped(count, logger: logger)
+        case .reply(let request, let reply):
+            lock.lock()
+            let waiting = pending[request]
+            let final: Bool
+            if case .recorded(_, let more) = reply { final = !more } else { final = true }
+            if final { pending[request] = nil }
+            lock.unlock()
+            waiting?.take(reply, final: final)
+        case .event(let event):
+            handle(event)
+        case .failure(let code, let text):
+            logger.error("coremotiond closes the connection (\(code)): \(text)")
+        }
+    }
+
+    private func handle(_ event: DaemonEvent) {
+        switch event {
+        case .sensorLost(let sensor, let reason):
+            logger.warning("\(sensor) lost: \(reason)")
+            lock.lock()
+            currentWelcome.sensors.removeAll { $0.kind == sensor }
+            lock.unlock()
+        case .sensorReturned(let description):
+            logger.notice("\(description.kind) is back")
+            lock.lock()
+            currentWelcome.sensors.removeAll { $0.kind == description.kind }
+            currentWelcome.sensors.append(description)
+            lock.unlock()
+        case .endOfData:
+            logger.debug("the daemon's device reached the end of its data")
+        case .authorizationChanged(let status):
+            logger.notice("authorization for \(appHint) is now \(status)")
+            lock.lock()
+            currentWelcome.authorization = status
+            lock.unlock()
+        case .streamEnded(let stream, let reason):
+            lock.lock()
+            let entry = streams.removeValue(forKey: stream)
+            lock.unlock()
+            if let entry { logger.warning("coremotiond ended the \(entry.label) stream: \(reason)") }
+        }
+    }
+
+    // MARK: Outbound
+
+    private func send(_ message: ClientMessage) {
+        lock.lock()
+        let channel = self.channel
+        lock.unlock()
+        channel?.writeAndFlush(ByteBuffer(bytes: message.encoded), promise: nil)
+    }
+
+    private func openStream(
+        label: String, interval: TimeInterval, subscribe: @escaping @Sendable (UInt32) -> ClientMessage,
+        deliver: @escaping @Sendable (StreamValue) -> Void
+    ) -> any MotionSubscription {
+        lock.lock()
+        let id = nextStream
+        nextStream = nextStream == UInt32.max ? 1 : nextStream + 1
+        let entry = StreamEntry(id: id, label: label, subscribe: subscribe, deliver: deliver)
+        streams[id] = entry
+        lock.unlock()
+        send(subscribe(id))
+        return DaemonStream(interval: interval) { [weak self] in self?.closeStream(id) }
+    }
+
+    private func closeStream(_ id: UInt32) {
+        lock.lock()
+        let existed = streams.removeValue(forKey: id) != nil
+        lock.unlock()
+        if existed { send(.unsubscribe(stream: id)) }
+    }
+
+    /// Sends a request and waits for its reply (pages of recorded samples are gathered).
+    private func request(_ make: (UInt32) -> ClientMessage) throws -> Reply {
+        if MultiThreadedEventLoopGroup.currentEventLoop != nil {
+            throw MotionProviderError.serviceUnavailable("a query cannot wait on the connection's own thread")
+        }
+        let waiting = PendingRequest()
+        lock.lock()
+        let id = nextRequest
+        nextRequest = nextRequest == UInt32.max ? 1 : nextRequest + 1
+        let channel = self.channel
+        if channel != nil { pending[id] = waiting }
+        lock.unlock()
+        guard let channel else {
+            throw MotionProviderError.serviceUnavailable("coremotiond at \(socketPath) is not connected (reconnecting)")
+        }
+        channel.writeAndFlush(ByteBuffer(bytes: make(id).encoded), promise: nil)
+        guard let result = waiting.wait(timeout: Self.requestTimeout) else {
+            lock.lock()
+            pending[id] = nil
+            lock.unlock()
+            throw MotionProviderError.serviceUnavailable("coremotiond did not answer within \(Int(Self.requestTimeout)) s")
+        }
+        let reply = try result.get()
+        if case .error(let code, let status, let text) = reply {
+            switch code {
+            case .notAuthorized: throw MotionProviderError.notAuthorized(status, text)
+            case .notAvailable: throw MotionProviderError.notAvailable(text)
+            case .invalidParameter: throw MotionProviderError.invalidParameter(text)
+            case .historyUnavailable: throw MotionProviderError.historyUnavailable(text)
+            case .failed, .forbidden: throw DaemonRequestError(code: code, message: text)
+            }
+        }
+        return reply
+    }
+
+    // MARK: MotionProvider
+
+    public var deviceName: String { welcome.deviceName }
+
+    public func sensorDescription(_ sensor: SensorKind) -> SensorDescription? {
+        welcome.sensors.first { $0.kind == sensor }
+    }
+
+    public func subscribe(
+        to sensor: SensorKind, interval: TimeInterval, receive: @escaping @Sendable (SensorSample) -> Void
+    ) -> (any MotionSubscription)? {
+        guard has(sensor) else { return nil }
+        let clamped = clampInterval(interval, for: sensor)
+        return openStream(
+            label: sensor.rawValue, interval: clamped,
+            subscribe: { .subscribeSensor(stream: $0, sensor: sensor, interval: clamped) },
+            deliver: { if case .sensor(let s) = $0 { receive(s) } })
+    }
+
+    public var availableReferenceFrames: Set<AttitudeReferenceFrame> { welcome.referenceFrames }
+
+    public func subscribeDeviceMotion(
+        frame: AttitudeReferenceFrame, interval: TimeInterval, receive: @escaping @Sendable (DeviceMotionUpdate) -> Void
+    ) -> (any MotionSubscription)? {
+        guard availableReferenceFrames.contains(frame) else { return nil }
+        let clamped = clampInterval(interval, for: .accelerometer)
+        return openStream(
+            label: "device motion", interval: clamped,
+            subscribe: { .subscribeDeviceMotion(stream: $0, frame: frame, interval: clamped) },
+            deliver: { if case .deviceMotion(let u) = $0 { receive(u) } })
+    }
+
+    public var isAbsoluteAltitudeAvailable: Bool { welcome.absoluteAltitude }
+
+    public func subscribeAltitude(absolute: Bool, receive: @escaping @Sendable (AltitudeValue) -> Void) -> (any MotionSubscription)? {
+        guard has(.barometer) else { return nil }
+        return openStream(
+            label: "altitude", interval: 0, subscribe: { .subscribeAltitude(stream: $0, absolute: absolute) },
+            deliver: { if case .altitude(let a) = $0 { receive(a) } })
+    }
+
+    /// The daemon counts steps all the time: nothing to start.
+    public func startPedometerRecording() {}
+
+    public func subscribePedometer(from start: Date, receive: @escaping @Sendable (PedometerTotals) -> Void) -> (any MotionSubscription)? {
+        guard has(.accelerometer) else { return nil }
+        return openStream(
+            label: "pedometer", interval: 0, subscribe: { .subscribePedometer(stream: $0, start: start) },
+            deliver: { if case .pedometer(let t) = $0 { receive(t) } })
+    }
+
+    public func subscribePedometerEvents(receive: @escaping @Sendable (PedometerPauseEvent) -> Void) -> (any MotionSubscription)? {
+        guard has(.accelerometer) else { return nil }
+        return openStream(
+            label: "pedometer events", interval: 0, subscribe: { .subscribePedometerEvents(stream: $0) },
+            deliver: { if case .pedometerEvent(let e) = $0 { receive(e) } })
+    }
+
+    public func pedometerTotals(from start: Date, to end: Date) throws -> PedometerTotals {
+        let reply = try request { .queryPedometer(request: $0, from: start, to: end) }
+        guard case .pedometer(let totals) = reply else { throw unexpected(reply) }
+        return totals
+    }
+
+    /// The daemon classifies activity all the time: nothing to start.
+    public func startActivityRecording() {}
+
+    public func subscribeActivity(receive: @escaping @Sendable (ActivityReport) -> Void) -> (any MotionSubscription)? {
+        guard has(.accelerometer) else { return nil }
+        return openStream(
+            label: "activity", interval: 0, subscribe: { .subscribeActivity(stream: $0) },
+            deliver: { if case .activity(let a) = $0 { receive(a) } })
+    }
+
+    public func activityHistory(from start: Date, to end: Date) throws -> [ActivityReport] {
+        let reply = try request { .queryActivity(request: $0, from: start, to: end) }
+        guard case .activities(let list) = reply else { throw unexpected(reply) }
+        return list
+    }
+
+    public var isAccelerometerRecordingAvailable: Bool { welcome.recorderAvailable }
+
+    public func recordAccelerometer(forDuration duration: TimeInterval) throws {
+        let reply = try request { .recordAccelerometer(request: $0, duration: duration) }
+        guard case .done = reply else { throw unexpected(reply) }
+    }
+
+    /// The daemon records whether or not an app runs: nothing to resume.
+    public func resumeAccelerometerRecording() {}
+
+    public func recordedAccelerometer(from start: Date, to end: Date) throws -> [RecordedAccelerometerSample] {
+        let reply = try request { .queryRecordedAccelerometer(request: $0, from: start, to: end) }
+        guard case .recorded(let list, _) = reply else { throw unexpected(reply) }
+        return list
+    }
+
+    public func authorizationStatus() -> AuthorizationStatus { welcome.authorization }
+
+    // MARK: Tools
+
+    /// The daemon's state as JSON (`coremotion service status`).
+    public func statusDocument() throws -> String {
+        let reply = try request { .status(request: $0) }
+        guard case .document(let text) = reply else { throw unexpected(reply) }
+        return text
+    }
+
+    /// Lists or changes authorization decisions; returns the daemon's JSON answer.
+    public func permissions(_ operation: PermissionOperation, app: String, uid: UInt32? = nil) throws -> String {
+        let reply = try request { .permissions(request: $0, operation: operation, uid: uid, app: app) }
+        guard case .document(let text) = reply else { throw unexpected(reply) }
+        return text
+    }
+
+    private func unexpected(_ reply: Reply) -> MotionProviderError {
+        .serviceUnavailable("coremotiond answered with an unexpected reply: \(reply)")
+    }
+}
+
+/// A request the daemon refused for a reason the client interface has no case for.
+public struct DaemonRequestError: Error, Sendable, CustomStringConvertible {
+    public var code: ReplyErrorCode
+    public var message: String
+    public var description: String { message }
+}
+
+/// One stream of the connection: how to subscribe it again after a reconnection, and where its values go.
+private final class StreamEntry: @unchecked Sendable {
+    let id: UInt32
+    let label: String
+    let subscribe: @Sendable (UInt32) -> ClientMessage
+    let deliver: @Sendable (StreamValue) -> Void
+    private let lock = NSLock()
+    private var unreported: UInt64 = 0
+    private var lastReport = -Double.infinity
+
+    init(id: UInt32, label: String, subscribe: @escaping @Sendable (UInt32) -> ClientMessage, deliver: @escaping @Sendable (StreamValue) -> Void) {
+        self.id = id
+        self.label = label
+        self.subscribe = subscribe
+        self.deliver = deliver
+    }
+
+    /// Logs drops at most once a second.
+    func reportDropped(_ count: UInt64, logger: Logger) {
+        lock.lock()
+        unreported += count
+        let now = ProcessInfo.processInfo.systemUptime
+        guard now - lastReport >= 1 else {
+            lock.unlock()
+            return
+        }
+        lastReport = now
+        let total = unreported
+        unreported = 0
+        lock.unlock()
+        logger.warning(
+            "coremotiond dropped \(total) \(label) value(s) for this process: it did not read its socket fast enough (the oldest are dropped first)")
+    }
+}
+
+/// A stream handle given to the API.
+private final class DaemonStream: MotionSubscription, @unchecked Sendable {
+    let interval: TimeInterval
+    private let lock = NSLock()
+    private var stop: (@Sendable () -> Void)?
+
+    init(interval: TimeInterval, stop: @escaping @Sendable () -> Void) {
+        self.interval = interval
+        self.stop = stop
+    }
+
+    func cancel() {
+        lock.lock()
+        let stop = self.stop
+        self.stop = nil
+        lock.unlock()
+        stop?()
+    }
+}
+
+/// A query waiting for its reply.
+private final class PendingRequest: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var result: Result<Reply, MotionProviderError>?
+    private var pages: [RecordedAccelerometerSample] = []
+
+    func take(_ reply: Reply, final: Bool) {
+        condition.lock()
+        defer { condition.unlock() }
+        if case .recorded(let list, _) = reply {
+            pages.append(contentsOf: list)
+            if final { result = .success(.recorded(pages, more: false)) }
+        } else {
+            result = .success(reply)
+        }
+        if final { condition.broadcast() }
+    }
+
+    func complete(_ outcome: Result<Reply, MotionProviderError>) {
+        condition.lock()
+        if result == nil { result = outcome }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func wait(timeout: TimeInterval) -> Result<Reply, MotionProviderError>? {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while result == nil {
+            if !condition.wait(until: deadline) { break }
+        }
+        return result
+    }
+}
+
+/// The connection's end of the channel pipeline.
+private final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = DaemonMessage
+
+    private weak var connection: DaemonConnection?
+    private let generation: Int
+    private let welcome: EventLoopPromise<DaemonWelcome>
+    private var handshakeDone = false
+
+    init(connection: DaemonConnection, generation: Int, welcome: EventLoopPromise<DaemonWelcome>) {
+        self.connection = connection
+        self.generation = generation
+        self.welcome = welcome
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let message = unwrapInboundIn(data)
+        if !handshakeDone {
+            switch message {
+            case .welcome(let w):
+                guard w.version == ProtocolVersion.current else {
+                    welcome.fail(MotionProviderError.serviceUnavailable(
+                        "coremotiond speaks protocol version \(w.version), this library \(ProtocolVersion.current): update one of them"))
+                    context.close(promise: nil)
+                    return
+                }
+                handshakeDone = true
+                welcome.succeed(w)
+            case .failure(let code, let text):
+                welcome.fail(MotionProviderError.serviceUnavailable("coremotiond refused the connection (\(code)): \(text)"))
+                context.close(promise: nil)
+            default:
+                welcome.fail(MotionProviderError.serviceUnavailable("coremotiond sent \(message.type) before its welcome"))
+                context.close(promise: nil)
+            }
+            return
+        }
+        connection?.handle(message)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        connection?.logger.error("connection to coremotiond broken: \(error)")
+        welcome.fail(MotionProviderError.serviceUnavailable("bad frame from coremotiond: \(error)"))
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        welcome.fail(MotionProviderError.serviceUnavailable("coremotiond closed the connection during the handshake"))
+        if handshakeDone { connection?.connectionLost(generation: generation, reason: "the socket closed") }
+        context.fireChannelInactive()
+    }
+}

@@ -21,10 +21,8 @@ public enum ProcessIdentityParser {
         var group: String?
         var applicationName: String?
         var runtimeName: String?
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            var line = Substring(rawLine)
-            if line.hasSuffix("\r") { line = line.dropLast() }
-            line = line.drop(while: { $0 == " " || $0 == "\t" })
+        for rawLine in lines(text) {
+            let line = rawLine.drop(while: { $0 == " " || $0 == "\t" })
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("[") {
                 let trimmed = trimmingSpaces(line)
@@ -153,7 +151,7 @@ public enum ProcessIdentityParser {
     public static func systemdUnit(fromCgroup text: String) -> String? {
         var unifiedPath: Substring?
         var legacyPath: Substring?
-        for line in text.split(separator: "\n") {
+        for line in lines(text) {
             let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
             guard fields.count == 3 else { continue }
             if fields[0] == "0" && fields[1].isEmpty {
@@ -187,6 +185,9 @@ public enum ProcessIdentityParser {
     /// `app-gnome-org.gnome.Maps-12345.scope` → `org.gnome.Maps`, `app-org.kde.konsole@12.service` →
     /// `org.kde.konsole`, `app-gnome-google\x2dchrome-9.scope` → `google-chrome`.
     ///
+    /// The random part of a scope without `@` must be ASCII letters, digits and `_` (GNOME uses the
+    /// pid, others hex): `app-gnome-org.gnome.Maps.scope` has none, since `org.gnome.Maps` is not random.
+    ///
     /// `nil` for any other unit (`vte-spawn-….scope`, `run-r….scope`, `session-2.scope`), for a scope
     /// without a random part, for a name with more parts (unescaped dashes make it ambiguous: which
     /// part is the launcher?), for characters systemd does not allow in unit names, for a broken
@@ -210,7 +211,9 @@ public enum ProcessIdentityParser {
         if let at = rest.firstIndex(of: "@") {
             rest = rest[..<at]
         } else if isScope {
-            guard let dash = rest.lastIndex(of: "-"), rest.index(after: dash) < rest.endIndex else { return nil }
+            guard let dash = rest.lastIndex(of: "-") else { return nil }
+            let random = rest[rest.index(after: dash)...]
+            guard !random.isEmpty, random.utf8.allSatisfy({ isASCIILetter($0) || isDigit($0) || $0 == UInt8(ascii: "_") }) else { return nil }
             rest = rest[..<dash]
         }
         let parts = rest.split(separator: "-", omittingEmptySubsequences: false)
@@ -272,6 +275,12 @@ public enum ProcessIdentityParser {
     }
 
     // MARK: - Character classes
+
+    /// The lines of `text`, split at `\n` and at `\r\n` (one `Character` in Swift, so `split(separator: "\n")`
+    /// alone would not split there).
+    private static func lines(_ text: String) -> [Substring] {
+        text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+    }
 
     private static func trimmingSpaces(_ text: Substring) -> Substring {
         var result = text

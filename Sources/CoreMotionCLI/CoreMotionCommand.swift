@@ -7,7 +7,7 @@ struct CoreMotionCommand: AsyncParsableCommand {
         commandName: "coremotion",
         abstract: "Core Motion on Linux: play, inspect, fuse and evaluate motion recordings.",
         discussion: """
-            Devices are chosen with COREMOTION_DEVICE (none, auto, replay:PATH[?speed=N&loop=true], sim:SCENE, iio[:ROOT]).
+            Devices are chosen with COREMOTION_DEVICE (none, auto, replay:PATH[?speed=N&loop=true], sim:SCENE, iio[:ROOT], service[:PATH]).
             Every command that prints results also takes --json.
             """,
         subcommands: CoreMotionCommand.allSubcommands
@@ -24,6 +24,7 @@ struct CoreMotionCommand: AsyncParsableCommand {
         AltitudeCommand.self,
         ActivityCommand.self, TrainActivityCommand.self,
         DevicesCommand.self,
+        ServiceCommand.self, PermissionsCommand.self,
         IIOEmulateCommand.self,
         FuseCommand.self,
         EvaluateCommand.self,

@@ -3,3 +3,4 @@
 // or `auto` and the daemon's socket answers; tools use it for `coremotion service status` and
 // `coremotion permissions`.
 @_exported import MotionClient
+@_exported import MotionProtocol

@@ -13,14 +13,23 @@ public struct ClientIdentity: Sendable, Hashable, Codable {
     public var executable: String?
     /// What the app calls itself in its hello (logs and status only).
     public var hint: String
+    /// How the app was identified: `flatpak`, `snap`, `systemdScope` or `executable`.
+    public var kind: String
+    /// Whether it runs in a sandbox (Flatpak, Snap).
+    public var isSandboxed: Bool
 
-    public init(pid: Int32, uid: UInt32, gid: UInt32, appID: String, executable: String?, hint: String) {
+    public init(
+        pid: Int32, uid: UInt32, gid: UInt32, appID: String, executable: String?, hint: String, kind: String = "executable",
+        isSandboxed: Bool = false
+    ) {
         self.pid = pid
         self.uid = uid
         self.gid = gid
         self.appID = appID
         self.executable = executable
         self.hint = hint
+        self.kind = kind
+        self.isSandboxed = isSandboxed
     }
 }
 

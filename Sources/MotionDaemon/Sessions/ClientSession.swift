@@ -62,7 +62,7 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
             return
         }
         if let provider = channel as? any SocketOptionProvider {
-            let future: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(
+            let future: EventLoopFuture<SocketPeerCredentials> = provider.unsafeGetSocketOption(
                 level: NIOBSDSocket.OptionLevel(rawValue: SOL_SOCKET), name: NIOBSDSocket.Option(rawValue: SO_PEERCRED))
             future.whenSuccess { [weak self] cred in self?.credentials = (cred.pid, cred.uid, cred.gid) }
         }
@@ -422,7 +422,7 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
 }
 
 /// The layout of Linux's `struct ucred` (`SO_PEERCRED`): pid, uid, gid as fixed when the peer connected.
-struct PeerCredentials: Sendable {
+struct SocketPeerCredentials: Sendable {
     var pid: Int32 = 0
     var uid: UInt32 = 0
     var gid: UInt32 = 0

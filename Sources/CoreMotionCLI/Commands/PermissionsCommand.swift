@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import MotionDaemonClient
+
+/// `coremotion permissions`: the user's decisions per app, as kept by `coremotiond`.
+struct PermissionsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "permissions",
+        abstract: "List, grant, deny or reset an app's access to motion data (kept by coremotiond per user and app).",
+        discussion: """
+            An app is identified by coremotiond from the kernel: its Flatpak or Snap id, its systemd app scope, \
+            else its executable's name (what `coremotion service status` lists under "app"). Until a decision is \
+            stored an app is notDetermined: live updates flow (unless the administrator's policy says otherwise) \
+            but pedometer, activity and recorder history need `grant`. See docs/authorization.md.
+            """,
+        subcommands: [List.self, Grant.self, Deny.self, Reset.self]
+    )
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List this user's decisions.")
+        @OptionGroup var daemon: DaemonSocketOption
+        @Option(help: "Another user's decisions (root only).") var user: UInt32?
+        @Flag(help: "Print JSON.") var json = false
+        func run() throws { try PermissionsCommand.perform(.list, app: "", user: user, daemon: daemon, json: json) }
+    }
+
+    struct Grant: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Authorize APP for this user.")
+        @Argument(help: "The app id.") var app: String
+        @OptionGroup var daemon: DaemonSocketOption
+        @Option(help: "Another user's decision (root only).") var user: UInt32?
+        @Flag(help: "Print JSON.") var json = false
+        func run() throws { try PermissionsCommand.perform(.grant, app: app, user: user, daemon: daemon, json: json) }
+    }
+
+    struct Deny: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Deny APP for this user.")
+        @Argument(help: "The app id.") var app: String
+        @OptionGroup var daemon: DaemonSocketOption
+        @Option(help: "Another user's decision (root only).") var user: UInt32?
+        @Flag(help: "Print JSON.") var json = false
+        func run() throws { try PermissionsCommand.perform(.deny, app: app, user: user, daemon: daemon, json: json) }
+    }
+
+    struct Reset: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Forget the decision for APP (it becomes notDetermined).")
+        @Argument(help: "The app id.") var app: String
+        @OptionGroup var daemon: DaemonSocketOption
+        @Option(help: "Another user's decision (root only).") var user: UInt32?
+        @Flag(help: "Print JSON.") var json = false
+        func run() throws { try PermissionsCommand.perform(.reset, app: app, user: user, daemon: daemon, json: json) }
+    }
+
+    static func perform(_ operation: PermissionOperation, app: String, user: UInt32?, daemon: DaemonSocketOption, json: Bool) throws {
+        let connection = try daemon.connect()
+        defer { connection.close() }
+        let document: String
+        do {
+            document = try connection.permissions(operation, app: app, uid: user)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        if json {
+            print(document)
+            return
+        }
+        struct Entry: Decodable { var app: String; var status: String }
+        struct Doc: Decodable { var uid: UInt32; var decisions: [Entry]; var changed: String? }
+        guard let data = document.data(using: .utf8), let doc = try? JSONDecoder().decode(Doc.self, from: data) else {
+            print(document)
+            return
+        }
+        if let changed = doc.changed {
+            let now = doc.decisions.first { $0.app == changed }?.status ?? "notDetermined"
+            print("\(changed): \(now) for user \(doc.uid)")
+        } else if doc.decisions.isEmpty {
+            print("no decisions stored for user \(doc.uid): every app is notDetermined")
+        } else {
+            print(Output.table(["app", "status"], doc.decisions.map { [$0.app, $0.status] }))
+        }
+    }
+}

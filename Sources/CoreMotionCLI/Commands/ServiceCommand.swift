@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import MotionDaemonClient
+
+/// `coremotion service`: install and inspect the system service `coremotiond`.
+struct ServiceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "service",
+        abstract: "Install and inspect the system service coremotiond.",
+        subcommands: [ServiceInstallCommand.self, ServiceStatusCommand.self]
+    )
+}
+
+/// Where to reach the daemon: `--socket`, else `COREMOTION_SOCKET`, the user instance's socket, the system's.
+struct DaemonSocketOption: ParsableArguments {
+    @Option(help: "The daemon's socket (default: COREMOTION_SOCKET, else the user instance's, else /run/coremotion/coremotiond.sock).")
+    var socket: String?
+
+    var path: String { socket ?? DaemonSocket.firstExisting() ?? DaemonSocket.candidates().first ?? DaemonSocket.systemPath }
+
+    /// A connection for one request (no reconnection).
+    func connect() throws -> DaemonConnection {
+        do {
+            return try DaemonConnection.connect(socketPath: path, appHint: "coremotion")
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+}
+
+/// `coremotion service status`: the device, its rates, the clients, the history.
+struct ServiceStatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show coremotiond's device, sensor rates, clients (pid, app, streams, drops) and history."
+    )
+
+    @OptionGroup var daemon: DaemonSocketOption
+
+    @Flag(help: "Print the daemon's JSON document.")
+    var json = false
+
+    func run() throws {
+        let connection = try daemon.connect()
+        defer { connection.close() }
+        let document = try connection.statusDocument()
+        if json {
+            print(document)
+            return
+        }
+        guard let data = document.data(using: .utf8),
+              let report = try? JSONDecoder().decode(StatusView.self, from: data) else {
+            print(document)
+            return
+        }
+        print(report.text)
+    }
+}
+
+/// The parts of the daemon's status document the human view prints.
+private struct StatusView: Decodable {
+    struct Sensor: Decodable { var kind: String; var maximumRate: Double; var activeRate: Double? }
+    struct Stream: Decodable { var kind: String; var interval: Double }
+    struct Client: Decodable {
+        var pid: Int32; var uid: UInt32; var app: String; var authorization: String; var streams: [Stream]
+        var waiting: Int; var sent: UInt64; var dropped: UInt64
+    }
+    struct History: Decodable {
+        var path: String; var bytes: Int?; var steps: Int?; var activitySegments: Int?; var accelerometerSamples: Int?
+        var newestRecord: String?; var problem: String?
+    }
+    var version: String; var instance: String; var pid: Int32; var socket: String; var uptimeSeconds: Double
+    var device: String; var sensors: [Sensor]; var clientBufferCapacity: Int; var clients: [Client]; var history: History
+
+    var text: String {
+        var lines: [String] = []
+        lines.append("coremotiond \(version) (\(instance) instance, pid \(pid)), up \(Output.fixed(uptimeSeconds, 0)) s, socket \(socket)")
+        lines.append("device: \(device)")
+        lines.append(Output.table(
+            ["sensor", "max Hz", "running at"],
+            sensors.map { [$0.kind, Output.fixed($0.maximumRate, 1), $0.activeRate.map { Output.fixed($0, 1) + " Hz" } ?? "off"] }))
+        if clients.isEmpty {
+            lines.append("clients: none (the engines record for the history all the same)")
+        } else {
+            lines.append("clients (each may hold \(clientBufferCapacity) values while it does not read):")
+            lines.append(Output.table(
+                ["pid", "uid", "app", "authorization", "streams", "sent", "waiting", "dropped"],
+                clients.map { c in
+                    let streams = c.streams.map { $0.interval > 0 ? "\($0.kind)@\(Output.fixed(1 / $0.interval, 0))Hz" : $0.kind }
+                    return ["\(c.pid)", "\(c.uid)", c.app, c.authorization, streams.joined(separator: ", "), "\(c.sent)", "\(c.waiting)", "\(c.dropped)"]
+                }))
+        }
+        var h = "history: \(history.path)"
+        if let bytes = history.bytes { h += ", \(Output.fixed(Double(bytes) / 1_048_576, 1)) MiB" }
+        if let steps = history.steps { h += ", \(steps) steps" }
+        if let segments = history.activitySegments { h += ", \(segments) activity segments" }
+        if let samples = history.accelerometerSamples { h += ", \(samples) recorded samples" }
+        if let newest = history.newestRecord { h += ", newest \(newest)" }
+        lines.append(h)
+        if let problem = history.problem { lines.append("history problem: \(problem)") }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MotionDaemon
+import MotionService
+import ServiceLifecycle
+
+/// `coremotiond`: the motion coprocessor as a Linux service.
+@main
+struct CoreMotionDaemonCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "coremotiond",
+        abstract: "The Core Motion system service: owns the motion sensors, runs the engines once, keeps history, serves every process.",
+        discussion: """
+            Clients reach it with COREMOTION_DEVICE=service (or service:PATH), or by default when its socket answers.
+            Started by systemd through coremotiond.socket (`coremotion service install`), or in the foreground:
+              coremotiond --socket /tmp/cm.sock --device replay:walk.zip?loop=true --history /tmp/cm.sqlite
+            SIGTERM or SIGINT stops it gracefully: clients are told, the history is written to disk.
+            """
+    )
+
+    @Flag(name: .customLong("system"), help: "The system instance (default as root): /run/coremotion/coremotiond.sock, /var/lib/coremotion/.")
+    var system = false
+
+    @Flag(name: .customLong("user"), help: "A user instance (default otherwise): $XDG_RUNTIME_DIR/coremotion/, history in the XDG data folder.")
+    var user = false
+
+    @Option(help: "The device to own, as COREMOTION_DEVICE takes it (default: COREMOTION_DEVICE, else auto).")
+    var device: String?
+
+    @Option(help: "The socket to listen on (ignored when systemd passes one).")
+    var socket: String?
+
+    @Option(help: "The history file (SQLite).")
+    var history: String?
+
+    @Option(help: "The file of per-user, per-app authorization decisions.")
+    var permissions: String?
+
+    @Option(help: "The administrator's policy file.")
+    var policy: String?
+
+    @Flag(help: "Authorize every client (tests and single-user set-ups).")
+    var noAuthorization = false
+
+    @Option(help: "Values that may wait per client while it does not read (default 8192).")
+    var clientBuffer: Int?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "notice"
+
+    func validate() throws {
+        if system && user { throw ValidationError("--system and --user exclude each other") }
+        if let clientBuffer, clientBuffer < 1 || clientBuffer > 1_000_000 {
+            throw ValidationError("--client-buffer must be between 1 and 1000000")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .notice
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "coremotiond")
+        // First, before any other thread reads the environment: the socket systemd may have passed.
+        let launch = try DaemonLaunch.systemd(logger: logger)
+        let environment = ProcessInfo.processInfo.environment
+        let instance: DaemonConfiguration.Instance = system ? .system : user ? .user : (getuid() == 0 ? .system : .user)
+        var configuration = DaemonConfiguration.defaults(for: instance, environment: environment)
+        do {
+            configuration.device = try DeviceSpecification.parse(device ?? environment[DeviceSpecification.environmentVariable] ?? "auto")
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        if case .service = configuration.device {
+            throw ValidationError("coremotiond cannot own the service device: give it a real device (iio, replay:, sim:, none)")
+        }
+        if let socket { configuration.socketPath = socket }
+        if let history {
+            configuration.historyPath = history
+        } else if let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !state.isEmpty {
+            // systemd's StateDirectory= (the unit's hardening makes everything else read-only).
+            configuration.historyPath = (String(state) as NSString).appendingPathComponent("history.sqlite")
+            if permissions == nil { configuration.permissionsPath = (String(state) as NSString).appendingPathComponent("permissions.json") }
+        }
+        if let permissions { configuration.permissionsPath = permissions }
+        if let policy { configuration.policyPath = policy }
+        if let clientBuffer { configuration.clientBufferCapacity = clientBuffer }
+
+        let authorizer: any ClientAuthorizer = try DaemonLaunch.authorizer(
+            configuration: configuration, disabled: noAuthorization, logger: logger)
+        let core: DaemonCore
+        do {
+            core = try DaemonCore(configuration: configuration, authorizer: authorizer, logger: logger)
+        } catch {
+            logger.critical("cannot open the device: \(error)")
+            throw ExitCode.failure
+        }
+        let service = DaemonService(
+            core: core, server: DaemonServer(core: core), activatedSocket: launch.activatedSocket,
+            onReady: { status in launch.ready(status) }, onStopping: { launch.stopping() })
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode.failure
+        }
+    }
+}

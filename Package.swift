@@ -18,8 +18,10 @@ let package = Package(
         .library(name: "MotionEngine", targets: ["MotionEngine"]),
         .library(name: "MotionRecordings", targets: ["MotionRecordings"]),
         .library(name: "MotionIIO", targets: ["MotionIIO"]),
-        // The client side of the system service, for tools that talk to `coremotiond` directly.
+        // The system service's parts, for tools that talk to `coremotiond` directly, benchmarks and fuzzers.
         .library(name: "MotionDaemonClient", targets: ["MotionDaemonClient"]),
+        .library(name: "MotionDaemon", targets: ["MotionDaemon"]),
+        .library(name: "MotionProtocol", targets: ["MotionProtocol"]),
         .executable(name: "coremotion", targets: ["CoreMotionCLI"]),
         // The motion coprocessor as a Linux system service.
         .executable(name: "coremotiond", targets: ["CoreMotionDaemon"]),
@@ -192,7 +194,11 @@ let package = Package(
         // An app's own test target: only `CoreMotion` and the testing product, as an app would use them.
         .testTarget(name: "ExampleAppTests", dependencies: ["CoreMotion", "CoreMotionTesting"], swiftSettings: strict),
         .testTarget(name: "MotionProtocolTests", dependencies: ["MotionProtocol", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "MotionAuthorizationTests", dependencies: ["MotionAuthorization", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MotionAuthorizationTests",
+            dependencies: ["MotionAuthorization", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "MotionSystemdTests", dependencies: ["MotionSystemd", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MotionDaemonTests",

@@ -50,3 +50,18 @@ public enum TestData {
         return url
     }
 }
+
+extension TestData {
+    /// A program built beside the test bundle (`coremotion`, `coremotiond`), or `nil` when it was not built.
+    public static func builtExecutable(_ name: String) -> URL? {
+        let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        var folder = me.deletingLastPathComponent()
+        // The test bundle may be a folder (…/X.xctest/…) on some platforms: walk up to the products folder.
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return nil
+    }
+}

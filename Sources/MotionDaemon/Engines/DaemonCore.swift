@@ -28,12 +28,18 @@ public final class DaemonCore: @unchecked Sendable {
     private var lastHistoryProblem: (date: Date, text: String)?
     let queries = DispatchQueue(label: "coremotiond.queries", qos: .utility, attributes: .concurrent)
 
-    /// Opens the device and the history; starts nothing yet (see ``startRecording()``).
-    public init(configuration: DaemonConfiguration, authorizer: any ClientAuthorizer, logger: Logger) throws {
+    /// Opens the device the configuration names and the history; starts nothing yet (see ``startRecording()``).
+    public convenience init(configuration: DaemonConfiguration, authorizer: any ClientAuthorizer, logger: Logger) throws {
+        let device = try DeviceFactory.makeDevice(configuration.device, clock: SystemClock.shared)
+        self.init(configuration: configuration, device: device, authorizer: authorizer, logger: logger)
+    }
+
+    /// A daemon core around a device made by the caller (tests, benchmarks); the device must stamp its samples
+    /// on the system clock.
+    public init(configuration: DaemonConfiguration, device: any MotionDevice, authorizer: any ClientAuthorizer, logger: Logger) {
         self.configuration = configuration
         self.authorizer = authorizer
         self.logger = logger
-        let device = try DeviceFactory.makeDevice(configuration.device, clock: SystemClock.shared)
         let observer = HistoryObserver()
         let service = MotionService(
             device: device, specification: configuration.device,

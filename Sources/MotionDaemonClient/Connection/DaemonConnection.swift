@@ -142,6 +142,8 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
                 .connect(unixDomainSocketPath: socketPath)
                 .wait()
         } catch {
+            // NIO requires every promise to be completed.
+            promise.fail(error)
             throw MotionProviderError.serviceUnavailable(
                 "cannot connect to coremotiond at \(socketPath): \(error). Start it with `systemctl start coremotiond.socket` "
                     + "(after `coremotion service install`) or in the foreground with `coremotiond --socket \(socketPath)`")

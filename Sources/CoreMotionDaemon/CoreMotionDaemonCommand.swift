@@ -67,6 +67,9 @@ struct CoreMotionDaemonCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "coremotiond")
+        // A file-size limit (RLIMIT_FSIZE) makes writes fail with EFBIG instead of killing the daemon: the
+        // history reports the failure and keeps the records until it can write again, as with a full disk.
+        signal(SIGXFSZ, SIG_IGN)
         // First, before any other thread reads the environment: the socket systemd may have passed.
         let launch = try DaemonLaunch.systemd(logger: logger)
         let environment = ProcessInfo.processInfo.environment

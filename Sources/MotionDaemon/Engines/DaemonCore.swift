@@ -44,7 +44,7 @@ public final class DaemonCore: @unchecked Sendable {
         let service = MotionService(
             device: device, specification: configuration.device,
             history: .file(URL(fileURLWithPath: configuration.historyPath)),
-            historySettings: HistorySettings(damagedFilePolicy: .moveAside, observer: { notice in observer.take(notice) }))
+            historySettings: HistorySettings(damagedFilePolicy: .moveAside, queriesEveryDevice: true, observer: { notice in observer.take(notice) }))
         do {
             service.location = try GeographicLocation.fromEnvironment()
         } catch {

@@ -140,7 +140,7 @@ extension MotionService {
     /// The activity states of this device overlapping `[start, end]`; the first may begin before `start`.
     public func activityHistory(from start: Date, to end: Date) throws -> [ActivityReport] {
         guard let history else { throw MotionProviderError.historyUnavailable(historyProblem ?? "unknown reason") }
-        return try history.activities(from: start, to: end, source: historySource).map { s in
+        return try history.activities(from: start, to: end, source: historyQuerySource).map { s in
             ActivityReport(startDate: s.startDate, timestamp: clock.time(at: s.startDate), flags: s.flags, confidence: s.confidence)
         }
     }

@@ -109,7 +109,7 @@ extension MotionService {
     public func resumeAccelerometerRecording() {
         guard has(.accelerometer), let history else { return }
         let now = date(at: clock.now)
-        if let end = try? history.accelerometerRecordingEnd(activeAt: now, source: historySource) {
+        if let end = try? history.accelerometerRecordingEnd(activeAt: now, source: historyQuerySource) {
             accelerometerRecorder.record(until: end)
         }
     }
@@ -121,6 +121,6 @@ extension MotionService {
         let recorder = recorders.accelerometer
         recorders.lock.unlock()
         recorder?.flush()
-        return try history.accelerometerSamples(from: start, to: end, source: historySource)
+        return try history.accelerometerSamples(from: start, to: end, source: historyQuerySource)
     }
 }

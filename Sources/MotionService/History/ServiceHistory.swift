@@ -9,8 +9,18 @@ public struct HistorySettings: Sendable {
     /// besides the log line.
     public var observer: (@Sendable (HistoryNotice) -> Void)?
 
-    public init(damagedFilePolicy: DamagedFilePolicy = .fail, observer: (@Sendable (HistoryNotice) -> Void)? = nil) {
+    /// Whether queries read the records of every device in the file, not only this device's. A process
+    /// keeps to its own device (a recording's history is not a phone's); `coremotiond` owns the file and
+    /// reads it all, so that history survives a device that comes back under another name (IIO devices are
+    /// numbered at boot).
+    public var queriesEveryDevice: Bool
+
+    public init(
+        damagedFilePolicy: DamagedFilePolicy = .fail, queriesEveryDevice: Bool = false,
+        observer: (@Sendable (HistoryNotice) -> Void)? = nil
+    ) {
         self.damagedFilePolicy = damagedFilePolicy
+        self.queriesEveryDevice = queriesEveryDevice
         self.observer = observer
     }
 }
@@ -65,6 +75,9 @@ extension MotionService {
 
     /// The tag this device's records carry in the history.
     public var historySource: String { device.name }
+
+    /// The source queries read: this device's, or every device's (``HistorySettings/queriesEveryDevice``).
+    public var historyQuerySource: String? { historySettings.queriesEveryDevice ? nil : historySource }
 
     /// The wall-clock date of a device timestamp.
     public func date(at time: TimeInterval) -> Date { clock.date(at: time) }

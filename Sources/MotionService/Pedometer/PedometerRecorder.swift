@@ -86,7 +86,7 @@ final class PedometerRecorder: @unchecked Sendable {
             start: start, end: max(start, now), steps: 0, distance: 0, floorsAscended: 0, floorsDescended: 0, activeDuration: 0
         )
         if start < now, let history = service.history,
-           let summary = try? history.pedometerSummary(from: start, to: now, source: service.historySource) {
+           let summary = try? history.pedometerSummary(from: start, to: now, source: service.historyQuerySource) {
             totals.steps = summary.steps
             totals.distance = summary.distance
             totals.floorsAscended = summary.floorsAscended
@@ -232,7 +232,7 @@ extension MotionService {
     /// Totals over `[start, end)` from the history of this device.
     public func pedometerTotals(from start: Date, to end: Date) throws -> PedometerTotals {
         guard let history else { throw MotionProviderError.historyUnavailable(historyProblem ?? "unknown reason") }
-        let s = try history.pedometerSummary(from: start, to: end, source: historySource)
+        let s = try history.pedometerSummary(from: start, to: end, source: historyQuerySource)
         return PedometerTotals(
             start: start, end: end, steps: s.steps, distance: s.distance, floorsAscended: s.floorsAscended,
             floorsDescended: s.floorsDescended, activeDuration: s.activeDuration

@@ -204,7 +204,7 @@ let package = Package(
             name: "MotionDaemonTests",
             dependencies: [
                 "MotionDaemon", "MotionDaemonClient", "MotionService", "MotionClient", "MotionProtocol", "MotionIIO",
-                "MotionRecordings", "MotionHistory", "TestSupport",
+                "MotionRecordings", "MotionHistory", "MotionAuthorization", "CoreMotion", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

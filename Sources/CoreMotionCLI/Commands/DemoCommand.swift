@@ -26,15 +26,32 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "Update interval of the handlers, seconds.")
     var interval: Double = 0.02
 
+    @Option(help: "Show a live device instead of a recording, in any COREMOTION_DEVICE form (service, iio, sim:walking-in-hand, …).")
+    var device: String?
+
+    @Option(help: "How long to run, seconds (default: the recording's length; 10 s for a live device).")
+    var duration: Double?
+
     @Flag(help: "Print a JSON summary instead of the live view.")
     var json = false
 
     func validate() throws {
         guard speed.isFinite, speed > 0 else { throw ValidationError("--speed must be a positive number") }
         guard interval.isFinite, interval > 0 else { throw ValidationError("--interval must be a positive number") }
+        if let duration, !(duration.isFinite && duration > 0) { throw ValidationError("--duration must be a positive number") }
+        if device != nil && recording != nil { throw ValidationError("--device and --recording exclude each other") }
+        if let device {
+            do { _ = try DeviceSpecification.parse(device) } catch { throw ValidationError("\(error)") }
+        }
     }
 
     func run() throws {
+        if let device {
+            // A live device, chosen the way any app's is: by the environment, before the first Core Motion call.
+            setenv(DeviceSpecification.environmentVariable, device, 1)
+            try show(name: device, duration: duration ?? 10, note: "Showing \(device) through CMMotionManager; Ctrl-C stops.")
+            return
+        }
         let url: URL
         if let recording {
             url = URL(fileURLWithPath: recording)
@@ -49,6 +66,11 @@ struct DemoCommand: ParsableCommand {
         // The device is chosen the way any app's is: by the environment, before the first Core Motion call.
         setenv(DeviceSpecification.environmentVariable, DeviceSpecification.replay(path: url.path, speed: speed, loop: false).description, 1)
         setenv("COREMOTION_HISTORY", "memory", 1)
+        let note = "Playing \(url.lastPathComponent) (\(source.metadata.format), \(Output.fixed(source.duration, 1)) s) through CMMotionManager at \(Output.fixed(speed, 1))×; Ctrl-C stops."
+        try show(name: url.lastPathComponent, duration: duration ?? source.duration / speed, note: note)
+    }
+
+    private func show(name: String, duration: Double, note: String) throws {
 
         let tally = DemoTally()
         let motion = CMMotionManager()
@@ -67,12 +89,9 @@ struct DemoCommand: ParsableCommand {
             motion.startDeviceMotionUpdates(using: frame, to: queue) { data, _ in if let data { tally.deviceMotion(data) } }
         }
 
-        let duration = source.duration / speed
         let start = Date()
         let progress = ProgressLine("demo", total: duration, always: !json)
-        if !json {
-            Output.note("Playing \(url.lastPathComponent) (\(source.metadata.format), \(Output.fixed(source.duration, 1)) s) through CMMotionManager at \(Output.fixed(speed, 1))×; Ctrl-C stops.")
-        }
+        if !json { Output.note(note) }
         while Date().timeIntervalSince(start) < duration + 0.2 {
             Thread.sleep(forTimeInterval: 0.1)
             if !json { progress.update(Date().timeIntervalSince(start), detail: tally.line()) }

@@ -52,6 +52,16 @@ let package = Package(
             path: "IIOBenchmarks",
             plugins: plugins
         ),
+        .executableTarget(
+            name: "ServiceBenchmarks",
+            dependencies: benchmarkDependencies + [
+                .product(name: "CoreMotion", package: "swift-core-motion"),
+                .product(name: "MotionDaemon", package: "swift-core-motion"),
+                .product(name: "MotionDaemonClient", package: "swift-core-motion"),
+            ],
+            path: "ServiceBenchmarks",
+            plugins: plugins
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -67,7 +67,7 @@ private struct StatusView: Decodable {
     }
     struct History: Decodable {
         var path: String; var bytes: Int?; var steps: Int?; var activitySegments: Int?; var accelerometerSamples: Int?
-        var newestRecord: String?; var problem: String?
+        var oldestRecord: String?; var newestRecord: String?; var problem: String?
     }
     var version: String; var instance: String; var pid: Int32; var socket: String; var uptimeSeconds: Double
     var device: String; var sensors: [Sensor]; var clientBufferCapacity: Int; var clients: [Client]; var history: History
@@ -95,7 +95,7 @@ private struct StatusView: Decodable {
         if let steps = history.steps { h += ", \(steps) steps" }
         if let segments = history.activitySegments { h += ", \(segments) activity segments" }
         if let samples = history.accelerometerSamples { h += ", \(samples) recorded samples" }
-        if let newest = history.newestRecord { h += ", newest \(newest)" }
+        if let oldest = history.oldestRecord, let newest = history.newestRecord { h += ", \(oldest) … \(newest)" }
         lines.append(h)
         if let problem = history.problem { lines.append("history problem: \(problem)") }
         return lines.joined(separator: "\n")

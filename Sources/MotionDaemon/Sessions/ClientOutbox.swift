@@ -33,8 +33,8 @@ final class ClientOutbox: @unchecked Sendable {
     private var flushScheduled = false
     private var closed = false
     private var stalledSince: Double?
-    private(set) var droppedTotal: UInt64 = 0
-    private(set) var sentTotal: UInt64 = 0
+    private var dropCount: UInt64 = 0
+    private var sendCount: UInt64 = 0
     private var writer = ByteWriter(capacity: 64 * 1024)
     /// Called (once) when the client stalled too long.
     var onStall: (@Sendable () -> Void)?
@@ -55,7 +55,7 @@ final class ClientOutbox: @unchecked Sendable {
         if items.count >= capacity {
             let oldest = items.removeFirst()
             dropped[oldest.stream, default: 0] += 1
-            droppedTotal += 1
+            dropCount += 1
             let now = ProcessInfo.processInfo.systemUptime
             if let since = stalledSince {
                 stalled = now - since > Self.stallLimit
@@ -75,11 +75,11 @@ final class ClientOutbox: @unchecked Sendable {
         if schedule { channel.eventLoop.execute { self.flush() } }
     }
 
-    /// Number of values waiting.
-    var waitingCount: Int {
+    /// Values waiting, dropped so far and sent so far.
+    var figures: (waiting: Int, dropped: UInt64, sent: UInt64) {
         lock.lock()
         defer { lock.unlock() }
-        return items.count
+        return (items.count, dropCount, sendCount)
     }
 
     /// Stops accepting values and forgets those waiting.
@@ -130,7 +130,7 @@ final class ClientOutbox: @unchecked Sendable {
                 writer.patchU16(at: countOffset, UInt16(count))
                 sent += UInt64(count)
             }
-            sentTotal += sent
+            sendCount += sent
             lock.unlock()
             var buffer = channel.allocator.buffer(capacity: writer.count)
             buffer.writeBytes(writer.bytes)

@@ -17,12 +17,24 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ClientMessage
 
     private let core: DaemonCore
-    private var logger: Logger
+    private var storedLogger: Logger
+    /// The session's logger (with the client's app and pid once known).
+    private var logger: Logger {
+        lock.lock()
+        defer { lock.unlock() }
+        return storedLogger
+    }
     private let lock = NSLock()
     private var channel: (any Channel)?
     private var outbox: ClientOutbox?
     private var credentials: (pid: Int32, uid: UInt32, gid: UInt32)?
-    private(set) var identity: ClientIdentity?
+    private var storedIdentity: ClientIdentity?
+    /// Who the client is, once it said hello.
+    var identity: ClientIdentity? {
+        lock.lock()
+        defer { lock.unlock() }
+        return storedIdentity
+    }
     private var status = AuthorizationStatus.notDetermined
     private var streams: [UInt32: OpenStream] = [:]
     private var helloDone = false
@@ -42,7 +54,7 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
 
     init(core: DaemonCore) {
         self.core = core
-        self.logger = core.logger
+        self.storedLogger = core.logger
     }
 
     // MARK: Channel events
@@ -79,7 +91,7 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
         endAllStreams()
         outbox?.close()
         core.remove(self)
-        if let identity { logger.info("client gone: \(describe(identity))") }
+        if let identity = self.identity { logger.info("client gone: \(describe(identity))") }
         context.fireChannelInactive()
     }
 
@@ -89,7 +101,7 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        let who = identity.map(describe) ?? "a client that has not said hello"
+        let who = self.identity.map(describe) ?? "a client that has not said hello"
         if let problem = error as? ProtocolError {
             logger.warning("disconnecting \(who): \(problem)")
             if case .frameLength = problem {
@@ -103,8 +115,14 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 
+    private var isClosing: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return closing
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !closing else { return }
+        guard !isClosing else { return }
         let message = unwrapInboundIn(data)
         guard helloDone else {
             guard case .hello(let hello) = message else {
@@ -185,11 +203,13 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
         let identity = core.authorizer.identify(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid, hint: hello.appHint)
         let status = core.authorizer.status(of: identity)
         lock.lock()
-        self.identity = identity
+        storedIdentity = identity
         self.status = status
         helloDone = true
         lock.unlock()
-        logger[metadataKey: "client"] = "\(identity.appID)[\(identity.pid)]"
+        lock.lock()
+        storedLogger[metadataKey: "client"] = "\(identity.appID)[\(identity.pid)]"
+        lock.unlock()
         logger.info("client connected: \(describe(identity)), \(status)")
         let provider = core.provider
         let welcome = DaemonWelcome(
@@ -265,7 +285,7 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
         lock.lock()
         let outbox = self.outbox
         lock.unlock()
-        return (outbox?.waitingCount ?? 0, outbox?.droppedTotal ?? 0, outbox?.sentTotal ?? 0)
+        return outbox?.figures ?? (0, 0, 0)
     }
 
     var currentStatus: AuthorizationStatus {
@@ -277,7 +297,7 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
     /// Re-reads the decision; tells the client when it changed and ends the streams it no longer allows.
     func refreshAuthorization() {
         lock.lock()
-        guard let identity, helloDone else {
+        guard let identity = storedIdentity, helloDone else {
             lock.unlock()
             return
         }
@@ -356,7 +376,7 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private func changePermissions(_ request: UInt32, operation: PermissionOperation, uid: UInt32?, app: String) {
-        guard let identity else { return }
+        guard let identity = self.identity else { return }
         let core = self.core
         core.queries.async { [weak self] in
             do {
@@ -409,7 +429,9 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private func failAndClose(_ code: FailureCode, _ text: String, context: ChannelHandlerContext) {
+        lock.lock()
         closing = true
+        lock.unlock()
         var writer = ByteWriter()
         DaemonMessage.failure(code, message: text).encode(into: &writer)
         var buffer = context.channel.allocator.buffer(capacity: writer.count)

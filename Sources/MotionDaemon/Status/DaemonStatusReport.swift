@@ -40,7 +40,8 @@ public struct DaemonStatusReport: Codable, Sendable, Hashable {
         public var steps: Int?
         public var activitySegments: Int?
         public var accelerometerSamples: Int?
-        /// Newest record of this device (ISO 8601).
+        /// Oldest and newest record of any device (ISO 8601).
+        public var oldestRecord: String?
         public var newestRecord: String?
         /// The last problem (a write that failed, a file moved aside), if any.
         public var problem: String?
@@ -97,7 +98,10 @@ public struct DaemonStatusReport: Codable, Sendable, Hashable {
                 history.activitySegments = stats.activitySegments
                 history.accelerometerSamples = stats.accelerometerSamples
             }
-            if let newest = try? store.latestRecordDate(source: service.historySource) { history.newestRecord = iso.string(from: newest) }
+            if let span = try? store.recordSpan() {
+                history.oldestRecord = iso.string(from: span.lowerBound)
+                history.newestRecord = iso.string(from: span.upperBound)
+            }
         } else {
             history.problem = service.historyProblem
         }

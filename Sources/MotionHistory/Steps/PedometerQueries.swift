@@ -106,6 +106,32 @@ extension HistoryStore {
         }
     }
 
+    /// The dates of the oldest and the newest record of any kind and any source, or `nil` for an empty
+    /// history (`coremotion service status`).
+    public func recordSpan() throws -> ClosedRange<Date>? {
+        try flushBeforeQuery()
+        do {
+            return try database.read { db in
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT MIN(lo), MAX(hi) FROM (
+                            SELECT MIN(minute * 60000 + first_offset_milliseconds) / 1000.0 AS lo,
+                                   MAX(minute * 60000 + last_offset_milliseconds) / 1000.0 AS hi FROM step_minute
+                            UNION ALL SELECT MIN(date), MAX(date) FROM floor_change
+                            UNION ALL SELECT MIN(date), MAX(date) FROM pedometer_transition
+                            UNION ALL SELECT MIN(start), MAX(start) FROM activity_segment
+                            UNION ALL SELECT MIN(start_microseconds) / 1000000.0, MAX(end_microseconds) / 1000000.0
+                                      FROM accelerometer_chunk)
+                        """)
+                guard let row, let lo = row[0] as Double?, let hi = row[1] as Double?, lo <= hi else { return nil }
+                return Date(timeIntervalSince1970: lo)...Date(timeIntervalSince1970: hi)
+            }
+        } catch {
+            throw mapError(error, operation: "reading the history's span")
+        }
+    }
+
     /// The id of a source already in the file, or `nil`.
     static func storedSourceID(_ name: String, _ db: Database) throws -> Int64? {
         try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE name = ?", arguments: [name])

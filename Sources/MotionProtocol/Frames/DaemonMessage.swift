@@ -252,7 +252,7 @@ public enum DaemonMessage: Sendable, Hashable {
         guard let kind = RecordKind(rawValue: raw)?.sensor else { throw .invalidValue(field: "sensor", value: "\(raw)") }
         let minimum = try r.finite("minimum rate")
         let maximum = try r.finite("maximum rate")
-        guard minimum > 0, maximum >= minimum, maximum <= 1_000_000 else {
+        guard minimum > 0, maximum >= minimum, maximum <= 10_000_000 else {
             throw .invalidValue(field: "sensor rates", value: "\(minimum)…\(maximum) Hz")
         }
         let name = try r.string("sensor name", limit: maximumTextLength)

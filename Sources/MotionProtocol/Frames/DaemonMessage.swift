@@ -240,10 +240,18 @@ public enum DaemonMessage: Sendable, Hashable {
         min(RecordCodec.maximumRecordsPerFrame, (FrameHeader.maximumDaemonFrame - 64) / kind.size)
     }
 
+    /// Rates a sensor description may carry, Hz (a device outside it is described at the nearest bound, so
+    /// that an odd recording or driver never makes every client refuse the welcome).
+    public static let sensorRateRange: ClosedRange<Double> = 1e-6...10_000_000
+
     private static func encode(_ sensor: SensorDescription, into w: inout ByteWriter) {
         w.u8(RecordKind(sensor: sensor.kind).rawValue)
-        w.f64(sensor.minimumRate)
-        w.f64(sensor.maximumRate)
+        func clamped(_ rate: Double) -> Double {
+            rate.isFinite ? min(max(rate, sensorRateRange.lowerBound), sensorRateRange.upperBound) : sensorRateRange.lowerBound
+        }
+        let minimum = clamped(sensor.minimumRate)
+        w.f64(minimum)
+        w.f64(max(minimum, clamped(sensor.maximumRate)))
         w.string(sensor.name, limit: maximumTextLength)
     }
 
@@ -252,7 +260,7 @@ public enum DaemonMessage: Sendable, Hashable {
         guard let kind = RecordKind(rawValue: raw)?.sensor else { throw .invalidValue(field: "sensor", value: "\(raw)") }
         let minimum = try r.finite("minimum rate")
         let maximum = try r.finite("maximum rate")
-        guard minimum > 0, maximum >= minimum, maximum <= 10_000_000 else {
+        guard sensorRateRange.contains(minimum), sensorRateRange.contains(maximum), maximum >= minimum else {
             throw .invalidValue(field: "sensor rates", value: "\(minimum)…\(maximum) Hz")
         }
         let name = try r.string("sensor name", limit: maximumTextLength)

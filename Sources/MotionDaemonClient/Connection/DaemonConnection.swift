@@ -42,7 +42,7 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
     private var droppedTotal: UInt64 = 0
 
     /// How long the handshake may take, seconds.
-    public static let handshakeTimeout: TimeInterval = 3
+    public static let handshakeTimeout: TimeInterval = 10
     /// How long a query may take, seconds.
     public static let requestTimeout: TimeInterval = 60
 

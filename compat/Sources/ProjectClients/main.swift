@@ -10,6 +10,8 @@ struct Client {
 let clients: [String: Client] = [
     "foundation-through-coremotion": Client(device: "sim:still-face-up", run: foundationThroughCoreMotion),
     "subclass-api-classes": Client(device: "sim:still-face-up", run: subclassAPIClasses),
+    "main-queue-dispatch-main": Client(device: "sim:still-face-up", run: mainQueueDispatchMain),
+    "main-queue-run-loop": Client(device: "sim:still-face-up", run: mainQueueRunLoop),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

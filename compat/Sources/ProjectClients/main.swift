@@ -12,6 +12,7 @@ let clients: [String: Client] = [
     "subclass-api-classes": Client(device: "sim:still-face-up", run: subclassAPIClasses),
     "main-queue-dispatch-main": Client(device: "sim:still-face-up", run: mainQueueDispatchMain),
     "main-queue-run-loop": Client(device: "sim:still-face-up", run: mainQueueRunLoop),
+    "long-update-interval": Client(device: "sim:still-face-up", run: longUpdateInterval),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

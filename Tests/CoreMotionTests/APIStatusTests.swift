@@ -22,6 +22,80 @@ struct APIStatusTests {
         #expect(declared.count > 250)  // the scanner found the API (about 300 symbols)
     }
 
+    @Test("the Declarations table matches each public type's declaration, Sendable and availability")
+    func declarationTableMatchesCode() throws {
+        let declared = try DeclarationScanner.scan(TestData.packageRoot.appendingPathComponent("Sources/CoreMotion"))
+        let table = try DeclarationTable.parse(TestData.packageRoot.appendingPathComponent("API-STATUS.md"))
+        let missingRows = Set(declared.keys).subtracting(table.keys).sorted()
+        let missingCode = Set(table.keys).subtracting(declared.keys).sorted()
+        #expect(missingRows.isEmpty, "public types without a row in the Declarations table:\n\(missingRows.map { "\($0): \(declared[$0]!)" }.joined(separator: "\n"))")
+        #expect(missingCode.isEmpty, "Declarations rows without a public type:\n\(missingCode.joined(separator: "\n"))")
+        for (name, row) in table.sorted(by: { $0.key < $1.key }) {
+            guard let code = declared[name] else { continue }
+            #expect(code == row, "\(name): the code declares \(code), the table says \(row)")
+        }
+        #expect(declared.count > 80)  // the scanner found the types (88)
+    }
+
+    @Test("classes are open and not Sendable as Apple declares them; value types are Sendable")
+    func sendabilityFollowsApple() throws {
+        let declared = try DeclarationScanner.scan(TestData.packageRoot.appendingPathComponent("Sources/CoreMotion"))
+        // Apple's only Sendable class: CMOdometerData is NS_SWIFT_SENDABLE in CMOdometer.h, and its page
+        // (https://developer.apple.com/documentation/coremotion/cmodometerdata) lists Sendable; the pages of the
+        // others (e.g. https://developer.apple.com/documentation/coremotion/cmmotionmanager) do not.
+        let sendableClasses = declared.filter { $0.value.kind.hasSuffix("class") && $0.value.sendable }.map(\.key)
+        #expect(sendableClasses == ["CMOdometerData"])
+        let notOpen = declared.filter { $0.value.kind.hasSuffix("class") && $0.value.kind != "open class" }.map(\.key)
+        #expect(notOpen.isEmpty, "classes Apple's module imports as open: \(notOpen)")
+        let frozen = declared.filter { $0.value.kind.hasPrefix("@frozen") }.map(\.key)
+        #expect(frozen.isEmpty, "Core Motion's enums are NS_ENUMs, not @frozen: \(frozen)")
+        let valueTypes = declared.filter {
+            ($0.value.kind == "struct" || $0.value.kind == "enum") && !$0.key.hasPrefix("CMBatchedSensorManager.")
+        }
+        let notSendable = valueTypes.filter { !$0.value.sendable }.map(\.key)
+        #expect(notSendable.isEmpty, "value types Apple declares Sendable: \(notSendable)")
+        let sendableHandlers = declared.filter { $0.key.hasSuffix("Handler") && $0.value.sendable }.map(\.key)
+        #expect(sendableHandlers.isEmpty, "handlers are plain closures in Apple's SDK: \(sendableHandlers)")
+    }
+
+    @Test("the declaration scanner reads kinds, Sendable conformances and availability")
+    func declarationScannerReading() throws {
+        let found = DeclarationScanner.scan(source: """
+            @available(*, unavailable, message: "watch only")
+            open class CMWatchThing: NSObject {
+                public enum Mode: Int, Sendable { case a }
+            }
+            @available(*, deprecated, message: "old")
+            open class CMOld: NSObject {}
+            open class CMShared: NSObject, @unchecked Sendable {}
+            open class CMPlain: NSObject, NSCopying {
+                open class var isAvailable: Bool { false }
+                public typealias Handler = (Int) -> Void
+            }
+            public struct CMValue: Sendable, BitwiseCopyable {}
+            public struct CMLater {}
+            extension CMLater: Sendable {}
+            public protocol CMDelegate: NSObjectProtocol {}
+            public typealias CMCallback = @Sendable (Int) -> Void
+            public typealias CLDistance = Double
+            final class Internal: @unchecked Sendable {}
+            """)
+        typealias D = DeclarationScanner.Declaration
+        #expect(found == [
+            "CMWatchThing": D(kind: "open class", sendable: false, availability: "unavailable"),
+            "CMWatchThing.Mode": D(kind: "enum", sendable: true, availability: "unavailable"),
+            "CMOld": D(kind: "open class", sendable: false, availability: "deprecated"),
+            "CMShared": D(kind: "open class", sendable: true, availability: "available"),
+            "CMPlain": D(kind: "open class", sendable: false, availability: "available"),
+            "CMPlain.Handler": D(kind: "typealias", sendable: false, availability: "available"),
+            "CMValue": D(kind: "struct", sendable: true, availability: "available"),
+            "CMLater": D(kind: "struct", sendable: true, availability: "available"),
+            "CMDelegate": D(kind: "protocol", sendable: false, availability: "available"),
+            "CMCallback": D(kind: "typealias", sendable: true, availability: "available"),
+            "CLDistance": D(kind: "typealias", sendable: true, availability: "available"),
+        ])
+    }
+
     @Test("unsupported rows give a reason")
     func unsupportedRowsExplain() throws {
         let table = try StatusTable.parse(TestData.packageRoot.appendingPathComponent("API-STATUS.md"))
@@ -252,5 +326,128 @@ struct StatusTable {
             rows.append(Row(symbol: symbol, status: status, notes: cells[3]))
         }
         return StatusTable(rows: rows)
+    }
+}
+
+/// Reads each public type's declaration kind, `Sendable` conformance and availability from Swift sources, with
+/// the line reading of ``PublicAPIScanner``.
+enum DeclarationScanner {
+    struct Declaration: Equatable, CustomStringConvertible {
+        /// `open class`, `public class`, `final class`, `struct`, `enum`, `protocol` or `typealias`, with a
+        /// leading `@frozen ` when the type has that attribute.
+        var kind: String
+        /// Whether the type conforms to `Sendable` (checked or `@unchecked`, in its declaration or an
+        /// extension); for a typealias, whether the aliased type is `Sendable` (a closure: `@Sendable`).
+        var sendable: Bool
+        /// `available`, `deprecated` or `unavailable`: its `@available(*, …)` attribute, or its enclosing
+        /// type's.
+        var availability: String
+
+        var description: String { "\(kind) | \(sendable ? "yes" : "no") | \(availability)" }
+    }
+
+    /// Value types the scanner knows to be `Sendable` when a typealias names them.
+    static let sendableAliasTargets: Set<String> = ["Double", "Float", "Int", "Bool", "String", "TimeInterval"]
+
+    static func scan(_ directory: URL) throws -> [String: Declaration] {
+        var result: [String: Declaration] = [:]
+        var extensions = Set<String>()
+        let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+        for file in files {
+            let (found, sendableExtensions) = read(source: try String(contentsOf: file, encoding: .utf8))
+            result.merge(found) { a, _ in a }
+            extensions.formUnion(sendableExtensions)
+        }
+        for name in extensions { result[name]?.sendable = true }
+        return result
+    }
+
+    static func scan(source: String) -> [String: Declaration] {
+        var (found, extensions) = read(source: source)
+        for name in extensions { found[name]?.sendable = true }
+        return found
+    }
+
+    /// The declarations of one file, and the types that an extension in it makes `Sendable`.
+    static func read(source: String) -> (found: [String: Declaration], sendableExtensions: Set<String>) {
+        var found: [String: Declaration] = [:]
+        var sendableExtensions = Set<String>()
+        var stack: [(name: String?, availability: String)] = []
+        var pending: (name: String?, availability: String)?
+        var attributes: [String] = []
+        for line in PublicAPIScanner.logicalLines(source) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { continue }
+            let enclosing = stack.last(where: { $0.name != nil })
+            let prefix = enclosing?.name.map { $0 + "." } ?? ""
+            let inherited = stack.last?.availability ?? "available"
+            let declares = PublicAPIScanner.match(trimmed, #"\b(class|struct|enum|protocol|extension|typealias|func|var|let|init|case)\b"#) != nil
+            if trimmed.hasPrefix("@") && !declares {
+                attributes.append(trimmed)
+                continue
+            }
+            let attributeText = (attributes + [trimmed]).joined(separator: " ")
+            var availability = inherited
+            if attributeText.contains("@available(*, unavailable") { availability = "unavailable" }
+            else if attributeText.contains("@available(*, deprecated") && availability == "available" { availability = "deprecated" }
+            let isPublic = trimmed.hasPrefix("public ") || trimmed.hasPrefix("open ")
+                || trimmed.contains(" public ") || trimmed.contains(" open ")
+            if let type = PublicAPIScanner.match(trimmed, #"(?:^|\s)(class|struct|enum|protocol|extension)\s+([A-Za-z_][A-Za-z0-9_.]*)(.*)"#),
+               !trimmed.contains("class var"), !trimmed.contains("class func") {
+                let (keyword, name, rest) = (type[0], type[1], type[2])
+                let clause = String(rest.split(separator: "{", maxSplits: 1).first ?? "")
+                let conformsToSendable = PublicAPIScanner.match(clause, #"\bSendable\b"#) != nil
+                if keyword == "extension" {
+                    if conformsToSendable { sendableExtensions.insert(name) }
+                    pending = (name, inherited)
+                } else if isPublic {
+                    var kind = keyword
+                    if keyword == "class" {
+                        kind = trimmed.contains("open class") ? "open class" : trimmed.contains("final class") ? "final class" : "public class"
+                    }
+                    if attributeText.contains("@frozen") { kind = "@frozen " + kind }
+                    found[prefix + name] = Declaration(kind: kind, sendable: conformsToSendable, availability: availability)
+                    pending = (prefix + name, availability)
+                } else {
+                    pending = (nil, inherited)
+                }
+            } else if isPublic, let alias = PublicAPIScanner.match(trimmed, #"\btypealias\s+([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)"#) {
+                let target = alias[1].trimmingCharacters(in: .whitespaces)
+                let sendable = target.contains("->") ? target.contains("@Sendable") : sendableAliasTargets.contains(target)
+                found[prefix + alias[0]] = Declaration(kind: "typealias", sendable: sendable, availability: availability)
+            }
+            attributes = []
+            for ch in line {
+                if ch == "{" {
+                    stack.append(pending ?? (nil, stack.last?.availability ?? "available"))
+                    pending = nil
+                } else if ch == "}" {
+                    _ = stack.popLast()
+                }
+            }
+        }
+        return (found, sendableExtensions)
+    }
+}
+
+/// The Declarations table of `API-STATUS.md`: `| \`Type\` | declaration | yes/no | availability | Apple |`.
+enum DeclarationTable {
+    static func parse(_ url: URL) throws -> [String: DeclarationScanner.Declaration] {
+        let text = try String(contentsOf: url, encoding: .utf8)
+        var rows: [String: DeclarationScanner.Declaration] = [:]
+        var inTable = false
+        for line in text.components(separatedBy: "\n") {
+            if line.hasPrefix("#") {
+                inTable = line.hasPrefix("## Declarations")
+                continue
+            }
+            guard inTable, line.hasPrefix("| `") else { continue }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 6 else { continue }
+            let name = cells[1].replacingOccurrences(of: "`", with: "")
+            rows[name] = DeclarationScanner.Declaration(kind: cells[2], sendable: cells[3] == "yes", availability: cells[4])
+        }
+        return rows
     }
 }

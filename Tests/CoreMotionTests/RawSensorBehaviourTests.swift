@@ -63,7 +63,7 @@ struct RawSensorBehaviourTests {
         }
     }
 
-    @Test("intervals are clamped to the device's range; the getter returns the clamped value")
+    @Test("intervals are clamped at the fast end only; the getter returns the interval in effect")
     func intervalClamp() {
         let h = syntheticHarness()
         h.run {
@@ -73,8 +73,14 @@ struct RawSensorBehaviourTests {
             #expect(m.accelerometerUpdateInterval == 0.01)  // fastest: the 100 Hz device period
             m.accelerometerUpdateInterval = 0.05
             #expect(m.accelerometerUpdateInterval == 0.05)
+            // No slowest interval: Apple documents a cap only at the hardware's maximum frequency
+            // (https://developer.apple.com/documentation/coremotion/cmmotionmanager/accelerometerupdateinterval).
             m.accelerometerUpdateInterval = 30
-            #expect(m.accelerometerUpdateInterval == 1.0)  // slowest: 1 s
+            #expect(m.accelerometerUpdateInterval == 30)
+            m.deviceMotionUpdateInterval = 2.5
+            #expect(m.deviceMotionUpdateInterval == 2.5)
+            m.accelerometerUpdateInterval = .infinity
+            #expect(m.accelerometerUpdateInterval == .greatestFiniteMagnitude)
             m.gyroUpdateInterval = -3
             #expect(m.gyroUpdateInterval == 0.01)
             m.magnetometerUpdateInterval = .nan
@@ -139,6 +145,35 @@ struct RawSensorBehaviourTests {
             #expect(t.count >= 29 && t.count <= 31)
             let steps = zip(t.dropFirst(), t).map { $0 - $1 }
             #expect(steps.allSatisfy { abs($0 - 0.1) < 1e-6 })
+        }
+    }
+
+    @Test("intervals longer than 1 s are honoured: the first sample at once, then one per interval")
+    func longIntervals() {
+        let h = syntheticHarness()
+        h.run {
+            let m = CMMotionManager()
+            let accelerometer = Recorder<Double>()
+            let gyro = Recorder<Double>()
+            let motion = Recorder<Double>()
+            m.accelerometerUpdateInterval = 5
+            m.gyroUpdateInterval = 2
+            m.deviceMotionUpdateInterval = 1.5
+            let queue = serialQueue()
+            m.startAccelerometerUpdates(to: queue) { data, _ in if let data { accelerometer.append(data.timestamp) } }
+            m.startGyroUpdates(to: queue) { data, _ in if let data { gyro.append(data.timestamp) } }
+            m.startDeviceMotionUpdates(to: queue) { data, _ in if let data { motion.append(data.timestamp) } }
+            h.advance(by: 12.5)
+            m.stopAccelerometerUpdates()
+            m.stopGyroUpdates()
+            m.stopDeviceMotionUpdates()
+            func steps(_ t: [Double]) -> [Double] { zip(t.dropFirst(), t).map { $0 - $1 } }
+            #expect(accelerometer.all.count == 3)  // 0, 5, 10 s
+            #expect(gyro.all.count == 7)  // 0, 2, …, 12 s
+            #expect(motion.all.count >= 8 && motion.all.count <= 9)  // 0, 1.5, …, 12 s
+            #expect(steps(accelerometer.all).allSatisfy { abs($0 - 5) < 1e-6 })
+            #expect(steps(gyro.all).allSatisfy { abs($0 - 2) < 1e-6 })
+            #expect(steps(motion.all).allSatisfy { abs($0 - 1.5) < 1e-6 })
         }
     }
 

@@ -3,7 +3,7 @@ import Foundation
 /// The user's motion: stationary, walking, running, cycling, in a vehicle, or unknown. The flags are
 /// not exclusive (stationary and automotive at a red light), and all may be false while the device
 /// moves in a way not classified.
-open class CMMotionActivity: CMLogItem, @unchecked Sendable {
+open class CMMotionActivity: CMLogItem {
     let storedConfidence: CMMotionActivityConfidence
     let storedStartDate: Date
     let flags: UInt8

@@ -8,11 +8,11 @@ import MotionClient
 /// kept 7 days; queries need the app to be `.authorized`. In process, classification starts when the
 /// process makes a `CMMotionActivityManager` (or a `CMPedometer`) and lasts while it runs; a span nobody
 /// recorded reads as `unknown`.
-open class CMMotionActivityManager: NSObject, @unchecked Sendable {
+open class CMMotionActivityManager: NSObject {
     let provider: any MotionProvider
     private let lock = NSLock()
     private var client: (any MotionSubscription)?
-    private var delivery: QueueDelivery<CMMotionActivity>?
+    private var delivery: QueueDelivery<UncheckedBox<CMMotionActivity>>?
 
     public override init() {
         provider = MotionProviders.current
@@ -64,12 +64,12 @@ open class CMMotionActivityManager: NSObject, @unchecked Sendable {
         stopActivityUpdates()
         guard refusal(history: false) == nil else { return }
         let box = UncheckedBox(handler)
-        let delivery = QueueDelivery<CMMotionActivity>(queue: queue, label: "activity") { box.value($0) }
+        let delivery = QueueDelivery<UncheckedBox<CMMotionActivity>>(queue: queue, label: "activity") { box.value($0.value) }
         provider.deliveries.track(delivery)
         lock.lock()
         self.delivery = delivery
         lock.unlock()
-        let client = provider.subscribeActivity { report in delivery.deliver(CMMotionActivity(report: report)) }
+        let client = provider.subscribeActivity { report in delivery.deliver(UncheckedBox(CMMotionActivity(report: report))) }
         lock.lock()
         self.client = client
         lock.unlock()

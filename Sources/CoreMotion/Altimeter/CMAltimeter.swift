@@ -3,7 +3,7 @@ import MotionClient
 
 /// Altitude from the barometer: relative to the first update, every second; and absolute when a
 /// reference is configured (`COREMOTION_SEA_LEVEL_PRESSURE=kPa` or `COREMOTION_ALTITUDE=metres`).
-open class CMAltimeter: NSObject, @unchecked Sendable {
+open class CMAltimeter: NSObject {
     let provider: any MotionProvider
     private let lock = NSLock()
     private var relative: ((any MotionSubscription), QueueDelivery<AltimeterUpdate>)?

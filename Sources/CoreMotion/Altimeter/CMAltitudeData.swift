@@ -1,7 +1,7 @@
 import Foundation
 
 /// A change in relative altitude, from the barometer.
-open class CMAltitudeData: CMLogItem, @unchecked Sendable {
+open class CMAltitudeData: CMLogItem {
     let storedRelativeAltitude: NSNumber
     let storedPressure: NSNumber
 
@@ -36,7 +36,7 @@ open class CMAltitudeData: CMLogItem, @unchecked Sendable {
 }
 
 /// Altitude above sea level.
-open class CMAbsoluteAltitudeData: CMLogItem, @unchecked Sendable {
+open class CMAbsoluteAltitudeData: CMLogItem {
     let storedAltitude: Double
     let storedAccuracy: Double
     let storedPrecision: Double
@@ -78,7 +78,7 @@ open class CMAbsoluteAltitudeData: CMLogItem, @unchecked Sendable {
 }
 
 /// Ambient pressure and temperature.
-open class CMAmbientPressureData: CMLogItem, @unchecked Sendable {
+open class CMAmbientPressureData: CMLogItem {
     let storedPressure: Double
     let storedTemperature: Double
 
@@ -113,7 +113,7 @@ open class CMAmbientPressureData: CMLogItem, @unchecked Sendable {
 }
 
 /// A recorded ambient-pressure sample.
-open class CMRecordedPressureData: CMAmbientPressureData, @unchecked Sendable {
+open class CMRecordedPressureData: CMAmbientPressureData {
     let storedIdentifier: UInt64
     let storedStartDate: Date
 

@@ -6,13 +6,11 @@ import MotionClient
 /// Apple offers this on watchOS during a workout (about 800 Hz accelerometer, 200 Hz device motion).
 /// Here it runs on any device, at the device's fastest rate, without a workout session; a batch holds
 /// the samples of one second of device time.
-open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
+open class CMBatchedSensorManager: NSObject {
     let provider: any MotionProvider
-    private let lock = NSLock()
-    private var accelerometerStream: BatchStream<CMAccelerometerData>?
-    private var deviceMotionStream: BatchStream<CMDeviceMotion>?
-    private var latestAccelerometerBatch: [CMAccelerometerData]?
-    private var latestDeviceMotionBatch: [CMDeviceMotion]?
+    /// The streams and latest batches, shared with the streams' delivery queue (which never sees the
+    /// non-`Sendable` manager itself).
+    private let state = BatchedSensorState()
 
     public override init() {
         provider = MotionProviders.current
@@ -20,8 +18,8 @@ open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
     }
 
     deinit {
-        stopAccelerometerUpdates()
-        stopDeviceMotionUpdates()
+        state.stopAccelerometer()
+        state.stopDeviceMotion()
     }
 
     /// Authorization (see the README's authorization policy; `.authorized` by default).
@@ -34,18 +32,10 @@ open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
     }
 
     /// Whether accelerometer batches are being collected.
-    open var isAccelerometerActive: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return accelerometerStream != nil
-    }
+    open var isAccelerometerActive: Bool { state.isAccelerometerActive }
 
     /// Whether device-motion batches are being collected.
-    open var isDeviceMotionActive: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return deviceMotionStream != nil
-    }
+    open var isDeviceMotionActive: Bool { state.isDeviceMotionActive }
 
     /// Accelerometer sample rate of the batches, Hz (the device's fastest rate; 0 without one).
     open var accelerometerDataFrequency: Int {
@@ -58,89 +48,34 @@ open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
     }
 
     /// The latest accelerometer batch, `nil` before the first.
-    open var accelerometerBatch: [CMAccelerometerData]? {
-        lock.lock()
-        defer { lock.unlock() }
-        return latestAccelerometerBatch
-    }
+    open var accelerometerBatch: [CMAccelerometerData]? { state.accelerometerBatch }
 
     /// The latest device-motion batch, `nil` before the first.
-    open var deviceMotionBatch: [CMDeviceMotion]? {
-        lock.lock()
-        defer { lock.unlock() }
-        return latestDeviceMotionBatch
-    }
+    open var deviceMotionBatch: [CMDeviceMotion]? { state.deviceMotionBatch }
 
     /// Starts collecting accelerometer batches; read ``accelerometerBatch``.
-    open func startAccelerometerUpdates() { startAccelerometer(handler: nil) }
+    open func startAccelerometerUpdates() { state.startAccelerometer(provider: provider, handler: nil) }
 
     /// Starts collecting accelerometer batches; `handler` runs on an internal serial queue per batch.
     open func startAccelerometerUpdates(handler: @escaping ([CMAccelerometerData]?, (any Error)?) -> Void) {
         let box = UncheckedBox(handler)
-        startAccelerometer { batch in box.value(batch, nil) }
-    }
-
-    private func startAccelerometer(handler: (@Sendable ([CMAccelerometerData]) -> Void)?) {
-        stopAccelerometerUpdates()
-        guard provider.has(.accelerometer) else { return }
-        let stream = BatchStream<CMAccelerometerData>(provider: provider) { [weak self] batch in
-            guard let self else { return }
-            self.lock.lock()
-            self.latestAccelerometerBatch = batch
-            self.lock.unlock()
-            handler?(batch)
-        }
-        lock.lock()
-        accelerometerStream = stream
-        lock.unlock()
-        stream.start(sensor: .accelerometer) { sample in
-            guard case .accelerometer(let v) = sample else { return nil }
-            return CMAccelerometerData(acceleration: CMAcceleration(x: v.value.x, y: v.value.y, z: v.value.z), timestamp: v.time)
-        }
+        state.startAccelerometer(provider: provider) { batch in box.value(batch, nil) }
     }
 
     /// Stops accelerometer batches.
-    open func stopAccelerometerUpdates() {
-        lock.lock()
-        let stream = accelerometerStream
-        accelerometerStream = nil
-        lock.unlock()
-        stream?.stop()
-    }
+    open func stopAccelerometerUpdates() { state.stopAccelerometer() }
 
     /// Starts collecting device-motion batches; read ``deviceMotionBatch``.
-    open func startDeviceMotionUpdates() { startDeviceMotion(handler: nil) }
+    open func startDeviceMotionUpdates() { state.startDeviceMotion(provider: provider, handler: nil) }
 
     /// Starts collecting device-motion batches; `handler` runs on an internal serial queue per batch.
     open func startDeviceMotionUpdates(handler: @escaping ([CMDeviceMotion]?, (any Error)?) -> Void) {
         let box = UncheckedBox(handler)
-        startDeviceMotion { batch in box.value(batch, nil) }
-    }
-
-    private func startDeviceMotion(handler: (@Sendable ([CMDeviceMotion]) -> Void)?) {
-        stopDeviceMotionUpdates()
-        guard DeviceMotionChannel.isSupported(on: provider) else { return }
-        let stream = BatchStream<CMDeviceMotion>(provider: provider) { [weak self] batch in
-            guard let self else { return }
-            self.lock.lock()
-            self.latestDeviceMotionBatch = batch
-            self.lock.unlock()
-            handler?(batch)
-        }
-        lock.lock()
-        deviceMotionStream = stream
-        lock.unlock()
-        stream.startDeviceMotion()
+        state.startDeviceMotion(provider: provider) { batch in box.value(batch, nil) }
     }
 
     /// Stops device-motion batches.
-    open func stopDeviceMotionUpdates() {
-        lock.lock()
-        let stream = deviceMotionStream
-        deviceMotionStream = nil
-        lock.unlock()
-        stream?.stop()
-    }
+    open func stopDeviceMotionUpdates() { state.stopDeviceMotion() }
 
     /// Accelerometer batches as an asynchronous sequence; iteration ends when the task is cancelled
     /// or the loop exits. Each call starts its own stream.
@@ -149,25 +84,24 @@ open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
     /// Device-motion batches as an asynchronous sequence.
     open func deviceMotionUpdates() -> DeviceMotionUpdates { DeviceMotionUpdates(provider: provider) }
 
-    /// Accelerometer batches, about one per second of data.
-    public struct AccelerometerUpdates: AsyncSequence, Sendable {
+    /// Accelerometer batches, about one per second of data. Not `Sendable`, as in Apple's Swift overlay
+    /// (`CoreMotion.swiftinterface` declares `struct AccelerometerUpdates : AsyncSequence`).
+    public struct AccelerometerUpdates: AsyncSequence {
         public typealias Element = [CMAccelerometerData]
         let provider: any MotionProvider
 
         public struct Iterator: AsyncIteratorProtocol {
-            var base: AsyncThrowingStream<[CMAccelerometerData], any Error>.Iterator
-            public mutating func next() async throws -> [CMAccelerometerData]? { try await base.next() }
+            var base: AsyncThrowingStream<UncheckedBox<[CMAccelerometerData]>, any Error>.Iterator
+            public mutating func next() async throws -> [CMAccelerometerData]? { try await base.next()?.value }
         }
 
         public func makeAsyncIterator() -> Iterator {
-            let (stream, continuation) = AsyncThrowingStream<[CMAccelerometerData], any Error>.makeStream(bufferingPolicy: .unbounded)
+            let (stream, continuation) = AsyncThrowingStream<UncheckedBox<[CMAccelerometerData]>, any Error>.makeStream(
+                bufferingPolicy: .unbounded)
             let batches = BatchStream<CMAccelerometerData>(provider: provider) { continuation.yield($0) }
             continuation.onTermination = { _ in batches.stop() }
             if provider.has(.accelerometer) {
-                batches.start(sensor: .accelerometer) { sample in
-                    guard case .accelerometer(let v) = sample else { return nil }
-                    return CMAccelerometerData(acceleration: CMAcceleration(x: v.value.x, y: v.value.y, z: v.value.z), timestamp: v.time)
-                }
+                batches.start(sensor: .accelerometer, convert: BatchedSensorState.accelerometerData)
             } else {
                 continuation.finish(throwing: CMErrorNotAvailable.error("the device has no accelerometer"))
             }
@@ -175,18 +109,19 @@ open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
         }
     }
 
-    /// Device-motion batches, about one per second of data.
-    public struct DeviceMotionUpdates: AsyncSequence, Sendable {
+    /// Device-motion batches, about one per second of data. Not `Sendable`, as in Apple's Swift overlay.
+    public struct DeviceMotionUpdates: AsyncSequence {
         public typealias Element = [CMDeviceMotion]
         let provider: any MotionProvider
 
         public struct Iterator: AsyncIteratorProtocol {
-            var base: AsyncThrowingStream<[CMDeviceMotion], any Error>.Iterator
-            public mutating func next() async throws -> [CMDeviceMotion]? { try await base.next() }
+            var base: AsyncThrowingStream<UncheckedBox<[CMDeviceMotion]>, any Error>.Iterator
+            public mutating func next() async throws -> [CMDeviceMotion]? { try await base.next()?.value }
         }
 
         public func makeAsyncIterator() -> Iterator {
-            let (stream, continuation) = AsyncThrowingStream<[CMDeviceMotion], any Error>.makeStream(bufferingPolicy: .unbounded)
+            let (stream, continuation) = AsyncThrowingStream<UncheckedBox<[CMDeviceMotion]>, any Error>.makeStream(
+                bufferingPolicy: .unbounded)
             let batches = BatchStream<CMDeviceMotion>(provider: provider) { continuation.yield($0) }
             continuation.onTermination = { _ in batches.stop() }
             if DeviceMotionChannel.isSupported(on: provider) {
@@ -199,6 +134,93 @@ open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
     }
 }
 
+/// The state of a ``CMBatchedSensorManager``: its two streams and their latest batches, guarded by a lock.
+/// The streams' delivery captures this object, never the manager.
+final class BatchedSensorState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var accelerometerStream: BatchStream<CMAccelerometerData>?
+    private var deviceMotionStream: BatchStream<CMDeviceMotion>?
+    private var latestAccelerometerBatch: [CMAccelerometerData]?
+    private var latestDeviceMotionBatch: [CMDeviceMotion]?
+
+    @Sendable static func accelerometerData(_ sample: SensorSample) -> CMAccelerometerData? {
+        guard case .accelerometer(let v) = sample else { return nil }
+        return CMAccelerometerData(acceleration: CMAcceleration(x: v.value.x, y: v.value.y, z: v.value.z), timestamp: v.time)
+    }
+
+    var isAccelerometerActive: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return accelerometerStream != nil
+    }
+
+    var isDeviceMotionActive: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return deviceMotionStream != nil
+    }
+
+    var accelerometerBatch: [CMAccelerometerData]? {
+        lock.lock()
+        defer { lock.unlock() }
+        return latestAccelerometerBatch
+    }
+
+    var deviceMotionBatch: [CMDeviceMotion]? {
+        lock.lock()
+        defer { lock.unlock() }
+        return latestDeviceMotionBatch
+    }
+
+    func startAccelerometer(provider: any MotionProvider, handler: (@Sendable ([CMAccelerometerData]) -> Void)?) {
+        stopAccelerometer()
+        guard provider.has(.accelerometer) else { return }
+        let stream = BatchStream<CMAccelerometerData>(provider: provider) { [weak self] box in
+            guard let self else { return }
+            self.lock.lock()
+            self.latestAccelerometerBatch = box.value
+            self.lock.unlock()
+            handler?(box.value)
+        }
+        lock.lock()
+        accelerometerStream = stream
+        lock.unlock()
+        stream.start(sensor: .accelerometer, convert: Self.accelerometerData)
+    }
+
+    func stopAccelerometer() {
+        lock.lock()
+        let stream = accelerometerStream
+        accelerometerStream = nil
+        lock.unlock()
+        stream?.stop()
+    }
+
+    func startDeviceMotion(provider: any MotionProvider, handler: (@Sendable ([CMDeviceMotion]) -> Void)?) {
+        stopDeviceMotion()
+        guard DeviceMotionChannel.isSupported(on: provider) else { return }
+        let stream = BatchStream<CMDeviceMotion>(provider: provider) { [weak self] box in
+            guard let self else { return }
+            self.lock.lock()
+            self.latestDeviceMotionBatch = box.value
+            self.lock.unlock()
+            handler?(box.value)
+        }
+        lock.lock()
+        deviceMotionStream = stream
+        lock.unlock()
+        stream.startDeviceMotion()
+    }
+
+    func stopDeviceMotion() {
+        lock.lock()
+        let stream = deviceMotionStream
+        deviceMotionStream = nil
+        lock.unlock()
+        stream?.stop()
+    }
+}
+
 /// Collects samples into one-second batches and hands each batch to `emit` on a serial queue.
 final class BatchStream<Item: CMLogItem>: @unchecked Sendable {
     private let provider: any MotionProvider
@@ -206,10 +228,10 @@ final class BatchStream<Item: CMLogItem>: @unchecked Sendable {
     private var pending: [Item] = []
     private var subscription: (any MotionSubscription)?
     private var deviceMotion: DeviceMotionChannel?
-    private let delivery: QueueDelivery<[Item]>
+    private let delivery: QueueDelivery<UncheckedBox<[Item]>>
     static var batchSpan: TimeInterval { 1.0 }
 
-    init(provider: any MotionProvider, emit: @escaping @Sendable ([Item]) -> Void) {
+    init(provider: any MotionProvider, emit: @escaping @Sendable (UncheckedBox<[Item]>) -> Void) {
         self.provider = provider
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
@@ -247,7 +269,7 @@ final class BatchStream<Item: CMLogItem>: @unchecked Sendable {
             pending.removeAll(keepingCapacity: true)
         }
         lock.unlock()
-        if let batch { delivery.deliver(batch) }
+        if let batch { delivery.deliver(UncheckedBox(batch)) }
     }
 
     func stop() {

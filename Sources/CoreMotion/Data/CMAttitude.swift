@@ -8,7 +8,7 @@ import MotionSamples
 /// Conventions (measured on a real iPhone, `spec/DEVICES.md`): the quaternion rotates device axes
 /// into the reference frame; the Euler angles satisfy R = Rz(yaw)·Rx(pitch)·Ry(roll), so
 /// pitch ∈ [−π/2, π/2] is about x, roll ∈ (−π, π] about y and yaw ∈ (−π, π] about z.
-open class CMAttitude: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
+open class CMAttitude: NSObject, NSCopying, NSSecureCoding {
     private let lock = NSLock()
     private var value: Quaternion
 

@@ -4,7 +4,7 @@ import MotionSamples
 /// One device-motion sample: attitude, bias-corrected rotation rate, gravity and user acceleration,
 /// calibrated magnetic field and heading, computed by this library's sensor fusion from the raw
 /// sensors.
-open class CMDeviceMotion: CMLogItem, @unchecked Sendable {
+open class CMDeviceMotion: CMLogItem {
     /// Where the sensors that produced a sample are.
     public enum SensorLocation: Int, Sendable, Hashable, BitwiseCopyable {
         /// The device itself.
@@ -107,7 +107,7 @@ open class CMDeviceMotion: CMLogItem, @unchecked Sendable {
 
 /// Historical device motion recorded for later retrieval (a 27.x beta type on Apple's platforms, with
 /// no public producer yet; it exists here as a data type).
-open class CMRecordedDeviceMotion: CMDeviceMotion, @unchecked Sendable {
+open class CMRecordedDeviceMotion: CMDeviceMotion {
     let storedIdentifier: UInt64
     let storedStartDate: Date
 

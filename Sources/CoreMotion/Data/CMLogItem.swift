@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Samples are immutable; `copy()` returns the same object. Subclasses may be made by apps (for
 /// example to fake data in their tests) and may override the read-only properties.
-open class CMLogItem: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
+open class CMLogItem: NSObject, NSCopying, NSSecureCoding {
     let storedTimestamp: TimeInterval
 
     /// When the sample was taken, in seconds since the device booted (the time base of
@@ -51,7 +51,7 @@ extension NSCoder {
 }
 
 /// One accelerometer sample: acceleration including gravity, in g.
-open class CMAccelerometerData: CMLogItem, @unchecked Sendable {
+open class CMAccelerometerData: CMLogItem {
     let storedAcceleration: CMAcceleration
 
     /// Acceleration including gravity, g, device axes (face-up at rest ≈ (0, 0, −1)).
@@ -84,7 +84,7 @@ open class CMAccelerometerData: CMLogItem, @unchecked Sendable {
 }
 
 /// An accelerometer sample kept by `CMSensorRecorder`.
-open class CMRecordedAccelerometerData: CMAccelerometerData, @unchecked Sendable {
+open class CMRecordedAccelerometerData: CMAccelerometerData {
     let storedIdentifier: UInt64
     let storedStartDate: Date
 
@@ -119,7 +119,7 @@ open class CMRecordedAccelerometerData: CMAccelerometerData, @unchecked Sendable
 }
 
 /// One raw gyroscope sample.
-open class CMGyroData: CMLogItem, @unchecked Sendable {
+open class CMGyroData: CMLogItem {
     let storedRotationRate: CMRotationRate
 
     /// Raw rotation rate, rad/s, right-hand rule per axis. It may include a bias; device motion's
@@ -153,7 +153,7 @@ open class CMGyroData: CMLogItem, @unchecked Sendable {
 }
 
 /// One raw magnetometer sample.
-open class CMMagnetometerData: CMLogItem, @unchecked Sendable {
+open class CMMagnetometerData: CMLogItem {
     let storedMagneticField: CMMagneticField
 
     /// Total field seen by the device, µT: Earth's field plus the device's own bias (uncalibrated).
@@ -186,7 +186,7 @@ open class CMMagnetometerData: CMLogItem, @unchecked Sendable {
 }
 
 /// One gyroscope rotation-rate measurement.
-open class CMRotationRateData: CMLogItem, @unchecked Sendable {
+open class CMRotationRateData: CMLogItem {
     let storedRotationRate: CMRotationRate
 
     /// Rotation rate, rad/s.
@@ -215,7 +215,7 @@ open class CMRotationRateData: CMLogItem, @unchecked Sendable {
 }
 
 /// A recorded rotation-rate measurement.
-open class CMRecordedRotationRateData: CMRotationRateData, @unchecked Sendable {
+open class CMRecordedRotationRateData: CMRotationRateData {
     let storedStartDate: Date
 
     /// Wall-clock time of the measurement.

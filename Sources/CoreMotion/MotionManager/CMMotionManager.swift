@@ -10,9 +10,16 @@ import MotionClient
 /// code by `COREMOTION_DEVICE` (Linux IIO sensors, a recording, the simulator, or none).
 ///
 /// Behaviour decided here where Apple is silent:
-/// - Update intervals are clamped to the device's range: the fastest is the sensor's shortest sample
-///   period, the slowest 1 s; NaN or negative values mean "as fast as possible". The getters return
-///   the **clamped** interval in effect. The default interval is 0.01 s.
+/// - Update intervals are clamped at the fast end only, to the sensor's shortest sample period; NaN or
+///   negative values mean "as fast as possible". Intervals longer than 1 s are honoured as given (5 s
+///   gives the first sample at once, then one every 5 s): Apple documents a cap only at the fast end ("the
+///   maximum value is determined by the maximum frequency supported by the hardware",
+///   https://developer.apple.com/documentation/coremotion/cmmotionmanager/accelerometerupdateinterval) and
+///   asks apps to use the largest interval they can to save energy (Energy Efficiency Guide for iOS Apps,
+///   "Reduce the Frequency of Motion Updates",
+///   https://developer.apple.com/library/archive/documentation/Performance/Conceptual/EnergyGuide-iOS/MotionBestPractices.html);
+///   no slowest interval is documented. Infinity counts as the largest finite interval (the first sample
+///   only). The getters return the interval in effect. The default interval is 0.01 s.
 /// - Push delivery loses nothing while the handler keeps up on average; up to 65,536 samples per
 ///   stream may wait (about 11 minutes at 100 Hz). Past that the oldest waiting sample is discarded
 ///   and a warning is logged.
@@ -21,7 +28,13 @@ import MotionClient
 /// - Several managers share the hardware: the device runs at the fastest rate any of them asked for,
 ///   and each manager gets its own stream at its own interval.
 /// - Timestamps are seconds on the clock of `ProcessInfo.processInfo.systemUptime`.
-open class CMMotionManager: NSObject, @unchecked Sendable {
+/// - Handlers given `OperationQueue.main` run on the main queue, one at a time: on the main thread while
+///   the main run loop runs (`RunLoop.main.run()`, as an app's does); after `dispatchMain()` the main queue
+///   is drained by a worker thread, as on Apple's platforms (see `QueueDelivery`).
+/// - Like Apple's, the class is a plain `NSObject` subclass, open and not `Sendable`: an app may subclass
+///   it (a singleton, a mock) without restating any conformance. Its internals live in `Sendable` state
+///   objects of their own, so the library never hands the manager itself to another thread.
+open class CMMotionManager: NSObject {
     /// The interval a new manager starts with, seconds.
     static let defaultUpdateInterval: TimeInterval = 0.01
 
@@ -78,8 +91,8 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
 
     // MARK: Intervals
 
-    /// Interval between accelerometer samples delivered to this manager, seconds (clamped; see the
-    /// class overview).
+    /// Interval between accelerometer samples delivered to this manager, seconds (clamped at the fast end
+    /// only; longer than 1 s is honoured; see the class overview).
     open var accelerometerUpdateInterval: TimeInterval {
         get { accelerometer.interval(on: provider) }
         set { accelerometer.setInterval(newValue, on: provider) }

@@ -12,7 +12,7 @@ final class RawSensorChannel<Item: CMLogItem>: @unchecked Sendable {
     private var lock: NSLock { inbox.lock }
     private var requestedInterval: TimeInterval = CMMotionManager.defaultUpdateInterval
     private var subscription: (any MotionSubscription)?
-    private var delivery: QueueDelivery<Item>? {
+    private var delivery: QueueDelivery<UncheckedBox<Item>>? {
         get { inbox.delivery }
         set { inbox.delivery = newValue }
     }
@@ -58,10 +58,10 @@ final class RawSensorChannel<Item: CMLogItem>: @unchecked Sendable {
     func start(on provider: any MotionProvider, queue: OperationQueue?, handler: ((Item?, (any Error)?) -> Void)?) {
         stop()
         guard provider.has(sensor) else { return }
-        var newDelivery: QueueDelivery<Item>?
+        var newDelivery: QueueDelivery<UncheckedBox<Item>>?
         if let queue, let handler {
             let box = UncheckedBox(handler)
-            newDelivery = QueueDelivery(queue: queue, label: sensor.rawValue) { item in box.value(item, nil) }
+            newDelivery = QueueDelivery(queue: queue, label: sensor.rawValue) { item in box.value(item.value, nil) }
         }
         lock.lock()
         delivery = newDelivery
@@ -106,7 +106,7 @@ final class RawSensorChannel<Item: CMLogItem>: @unchecked Sendable {
         private var latestSample: SensorSample?
         /// `latestSample` converted, once; `nil` until read or delivered.
         private var latestItem: Item?
-        var delivery: QueueDelivery<Item>?
+        var delivery: QueueDelivery<UncheckedBox<Item>>?
 
         init(convert: @escaping @Sendable (SensorSample) -> Item?) {
             self.convert = convert
@@ -133,7 +133,7 @@ final class RawSensorChannel<Item: CMLogItem>: @unchecked Sendable {
             latestSample = sample
             latestItem = item
             lock.unlock()
-            delivery.deliver(item)
+            delivery.deliver(UncheckedBox(item))
         }
     }
 }

@@ -12,7 +12,7 @@ import MotionClient
 /// `.authorized` (`coremotion permissions grant APP`). In process (recordings, the simulator, no daemon),
 /// counting starts when the process makes a `CMPedometer` (or a `CMMotionActivityManager`) and lasts while
 /// it runs, into the history store `COREMOTION_HISTORY` names.
-open class CMPedometer: NSObject, @unchecked Sendable {
+open class CMPedometer: NSObject {
     let provider: any MotionProvider
     private let lock = NSLock()
     private var session: (any MotionSubscription)?

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Steps, distance, floors and pace over a period, from live updates or a history query.
-open class CMPedometerData: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
+open class CMPedometerData: NSObject, NSCopying, NSSecureCoding {
     let storedStartDate: Date
     let storedEndDate: Date
     let storedSteps: NSNumber
@@ -102,7 +102,7 @@ open class CMPedometerData: NSObject, NSCopying, NSSecureCoding, @unchecked Send
 }
 
 /// A change between moving and not moving, from pedometer event updates.
-open class CMPedometerEvent: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
+open class CMPedometerEvent: NSObject, NSCopying, NSSecureCoding {
     let storedDate: Date
     let storedType: CMPedometerEventType
 

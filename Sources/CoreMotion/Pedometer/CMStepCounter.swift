@@ -4,10 +4,11 @@ import MotionClient
 /// Step counting (deprecated by Apple in iOS 8 in favour of ``CMPedometer``), implemented on top of
 /// ``CMPedometer``.
 @available(*, deprecated, message: "Use CMPedometer instead")
-open class CMStepCounter: NSObject, @unchecked Sendable {
+open class CMStepCounter: NSObject {
     private let pedometer = CMPedometer()
-    private let lock = NSLock()
-    private var lastReported = 0
+    /// What the pedometer's handler touches on the pedometer's queue: the handler captures this, never the
+    /// (non-`Sendable`) step counter itself.
+    private let progress = StepCountProgress()
 
     public override init() { super.init() }
 
@@ -31,25 +32,42 @@ open class CMStepCounter: NSObject, @unchecked Sendable {
     ) {
         let box = UncheckedBox(handler)
         let threshold = max(1, stepCounts)
-        lock.lock()
-        lastReported = 0
-        lock.unlock()
-        pedometer.startUpdates(from: Date()) { [weak self] data, error in
-            guard let self else { return }
+        let progress = self.progress
+        progress.reset()
+        pedometer.startUpdates(from: Date()) { data, error in
             if let error {
                 queue.addOperation { box.value(0, Date(), error) }
                 return
             }
             guard let data else { return }
             let steps = data.numberOfSteps.intValue
-            self.lock.lock()
-            let due = steps - self.lastReported >= threshold
-            if due { self.lastReported = steps }
-            self.lock.unlock()
-            if due { queue.addOperation { box.value(steps, data.endDate, nil) } }
+            let end = data.endDate
+            if progress.reached(steps, threshold: threshold) { queue.addOperation { box.value(steps, end, nil) } }
         }
     }
 
     /// Stops step-counting updates.
     open func stopStepCountingUpdates() { pedometer.stopUpdates() }
+}
+
+/// The step count last reported by a ``CMStepCounter``, shared between the app's thread and the pedometer's
+/// queue.
+final class StepCountProgress: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lastReported = 0
+
+    func reset() {
+        lock.lock()
+        lastReported = 0
+        lock.unlock()
+    }
+
+    /// Whether `steps` is at least `threshold` past the last report; if so it becomes the last report.
+    func reached(_ steps: Int, threshold: Int) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard steps - lastReported >= threshold else { return false }
+        lastReported = steps
+        return true
+    }
 }

@@ -10,7 +10,7 @@ import MotionClient
 /// (`COREMOTION_HISTORY`), so a later process on the same device resumes a request that has not ended as
 /// soon as it makes a `CMSensorRecorder`. Samples are available at once (Apple allows up to 3 minutes of
 /// delay).
-open class CMSensorRecorder: NSObject, @unchecked Sendable {
+open class CMSensorRecorder: NSObject {
     let provider: any MotionProvider
 
     public override init() {
@@ -68,7 +68,7 @@ open class CMSensorRecorder: NSObject, @unchecked Sendable {
 /// On Apple's platforms the list only supports Objective-C fast enumeration; here it is a Swift
 /// `Sequence` (of `Any`, so `for case let s as CMRecordedAccelerometerData in list` works as written
 /// for iOS). Enumerate it from one thread at a time.
-open class CMSensorDataList: NSObject, Sequence, @unchecked Sendable {
+open class CMSensorDataList: NSObject, Sequence {
     let items: [CMRecordedAccelerometerData]
 
     public override init() {

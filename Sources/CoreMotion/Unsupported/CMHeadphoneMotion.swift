@@ -3,7 +3,7 @@ import Foundation
 /// Motion of supported headphones (AirPods Pro/Max). Linux has no way to read headphone motion: no
 /// headphones ever connect, ``isDeviceMotionAvailable`` is false, and starting updates does nothing —
 /// the behaviour of an iPhone with no compatible headphones, so app code compiles and runs unchanged.
-open class CMHeadphoneMotionManager: NSObject, @unchecked Sendable {
+open class CMHeadphoneMotionManager: NSObject {
     private let lock = NSLock()
     private weak var storedDelegate: (any CMHeadphoneMotionManagerDelegate)?
     private var statusActive = false
@@ -77,7 +77,7 @@ extension CMHeadphoneMotionManagerDelegate {
 
 /// Activity from headphone motion. Not available on Linux: ``isActivityAvailable`` and
 /// ``isStatusAvailable`` are false and starting updates does nothing.
-open class CMHeadphoneActivityManager: NSObject, @unchecked Sendable {
+open class CMHeadphoneActivityManager: NSObject {
     /// Headphone connection state.
     public enum Status: Int, Sendable, Hashable, BitwiseCopyable {
         case disconnected = 0

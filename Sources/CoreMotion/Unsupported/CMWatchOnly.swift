@@ -124,7 +124,7 @@ public enum CMHighFrequencyHeartRateDataConfidence: Int, Sendable, Hashable, Bit
 }
 
 /// A 1 Hz heart-rate sample. Linux devices have no heart-rate sensor; no API produces it here.
-open class CMHighFrequencyHeartRateData: CMLogItem, @unchecked Sendable {
+open class CMHighFrequencyHeartRateData: CMLogItem {
     /// Beats per minute.
     open var heartRate: Double { 0 }
     /// Confidence of the sample.

@@ -3,7 +3,7 @@ import Foundation
 /// Water submersion (depth, pressure, temperature) from an Apple Watch Ultra's depth gauge. Linux
 /// devices have no depth gauge: ``waterSubmersionAvailable`` is false and the delegate is never
 /// called — app code compiles and behaves as on a device without the sensor.
-open class CMWaterSubmersionManager: NSObject, @unchecked Sendable {
+open class CMWaterSubmersionManager: NSObject {
     private let lock = NSLock()
     private weak var storedDelegate: (any CMWaterSubmersionManagerDelegate)?
 
@@ -40,7 +40,7 @@ public protocol CMWaterSubmersionManagerDelegate: NSObjectProtocol {
 }
 
 /// A change of submersion state.
-open class CMWaterSubmersionEvent: NSObject, @unchecked Sendable {
+open class CMWaterSubmersionEvent: NSObject {
     /// Submersion state.
     public enum State: Int, Sendable, Hashable, BitwiseCopyable {
         case unknown = 0
@@ -56,7 +56,7 @@ open class CMWaterSubmersionEvent: NSObject, @unchecked Sendable {
 }
 
 /// A depth and pressure measurement.
-open class CMWaterSubmersionMeasurement: NSObject, @unchecked Sendable {
+open class CMWaterSubmersionMeasurement: NSObject {
     /// Depth state.
     public enum DepthState: Int, Sendable, Hashable, BitwiseCopyable {
         case unknown = 0
@@ -82,7 +82,7 @@ open class CMWaterSubmersionMeasurement: NSObject, @unchecked Sendable {
 }
 
 /// A water temperature measurement.
-open class CMWaterTemperature: NSObject, @unchecked Sendable {
+open class CMWaterTemperature: NSObject {
     /// When measured.
     open var date: Date { Date(timeIntervalSinceReferenceDate: 0) }
     /// Water temperature.

@@ -15,6 +15,15 @@ import Logging
 /// per-stream lock and calls the handler before releasing it. ``cancel()`` (used by the stop
 /// methods) turns every operation still waiting into a no-op and drops the waiting values; a
 /// handler call already running finishes.
+///
+/// `OperationQueue.main` needs nothing special: its operations run on the main dispatch queue, so a handler
+/// runs on the main thread while the main run loop runs (`RunLoop.main.run()`, `UIApplicationMain` on iOS),
+/// and on the main queue — serially, isolated to the main actor — after `dispatchMain()`. That function
+/// parks the main thread and turns the main queue into an ordinary serial queue drained by a worker thread
+/// (libdispatch's `_dispatch_queue_cleanup2`; "if you call dispatch_main(), then the main queue becomes
+/// detached", swiftlang/swift-corelibs-libdispatch#299), on Apple's platforms as on Linux, so
+/// `Thread.isMainThread` is false in such a handler there too. The compatibility clients
+/// `main-queue-run-loop` and `main-queue-dispatch-main` (compat/) check both.
 public final class QueueDelivery<Value: Sendable>: @unchecked Sendable {
     /// Default bound on waiting values per stream.
     public static var defaultCapacity: Int { 65_536 }

@@ -113,7 +113,7 @@ extension MotionProvider {
     public var isDeviceMotionAvailable: Bool { has(.accelerometer) && has(.gyroscope) }
 
     /// Shortest and longest update interval a client may ask for, seconds: the sensor's fastest sample
-    /// period up to ``longestUpdateInterval``.
+    /// period up to ``longestUpdateInterval`` (no bound of its own at the slow end).
     public func intervalRange(_ sensor: SensorKind) -> ClosedRange<TimeInterval>? {
         guard let d = sensorDescription(sensor) else { return nil }
         let fastest = 1 / d.maximumRate
@@ -132,6 +132,14 @@ extension MotionProvider {
     public func date(at time: TimeInterval) -> Date { clock.date(at: time) }
 }
 
-/// The longest update interval a client may ask for, seconds: a running sensor is heard from at least
-/// once a second.
-public let longestUpdateInterval: TimeInterval = 1.0
+/// The longest update interval a client may ask for, seconds: no bound of its own. Apple documents a bound
+/// only at the fast end ("capped to minimum and maximum values; the maximum value is determined by the
+/// maximum frequency supported by the hardware",
+/// https://developer.apple.com/documentation/coremotion/cmmotionmanager/accelerometerupdateinterval) and
+/// tells apps to ask for the largest interval they can live with to save energy ("Reduce the Frequency of
+/// Motion Updates", Energy Efficiency Guide for iOS Apps,
+/// https://developer.apple.com/library/archive/documentation/Performance/Conceptual/EnergyGuide-iOS/MotionBestPractices.html),
+/// so an interval of 5 s gives one sample every 5 s. Only infinity is brought down to the largest finite
+/// value (the stream then delivers its first sample only), so that every interval stays a finite number on
+/// the wire.
+public let longestUpdateInterval: TimeInterval = .greatestFiniteMagnitude

@@ -129,8 +129,9 @@ public final class MotionService: @unchecked Sendable {
 
     /// Shortest and longest update interval a client may ask for, seconds.
     ///
-    /// The shortest is the device's fastest sample period; the longest is 1 s (so that a client
-    /// always hears from a running sensor at least once a second).
+    /// The shortest is the device's fastest sample period; there is no longest of its own
+    /// (``longestUpdateInterval``: Apple bounds only the fast end, so an interval of 5 s gives one sample
+    /// every 5 s).
     public func intervalRange(_ sensor: SensorKind) -> ClosedRange<TimeInterval>? {
         guard let d = device.sensors[sensor] else { return nil }
         let fastest = 1 / d.maximumRate

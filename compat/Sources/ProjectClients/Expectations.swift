@@ -10,4 +10,16 @@ final class Expectations {
     }
 
     func note(_ text: String) { notes.append(text) }
+
+    /// Prints the client's one line, `PASS name: …` or `FAIL name: …`, and ends the process. Clients that
+    /// never return (they park the main thread in `dispatchMain()`) call it themselves.
+    func finish(_ name: String) -> Never {
+        if failures.isEmpty {
+            print("PASS \(name): \(notes.joined(separator: "; "))")
+            exit(0)
+        } else {
+            print("FAIL \(name): \(failures.joined(separator: "; ")) [\(notes.joined(separator: "; "))]")
+            exit(1)
+        }
+    }
 }

@@ -9,6 +9,10 @@ struct Client {
 
 let clients: [String: Client] = [
     "foundation-through-coremotion": Client(device: "sim:still-face-up", run: foundationThroughCoreMotion),
+    "subclass-api-classes": Client(device: "sim:still-face-up", run: subclassAPIClasses),
+    "main-queue-dispatch-main": Client(device: "sim:still-face-up", run: mainQueueDispatchMain),
+    "main-queue-run-loop": Client(device: "sim:still-face-up", run: mainQueueRunLoop),
+    "long-update-interval": Client(device: "sim:still-face-up", run: longUpdateInterval),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -26,10 +30,4 @@ guard let name = arguments.first, let client = clients[name] else {
 }
 let expectations = Expectations()
 client.run(expectations)
-if expectations.failures.isEmpty {
-    print("PASS \(name): \(expectations.notes.joined(separator: "; "))")
-    exit(0)
-} else {
-    print("FAIL \(name): \(expectations.failures.joined(separator: "; ")) [\(expectations.notes.joined(separator: "; "))]")
-    exit(1)
-}
+expectations.finish(name)

@@ -23,7 +23,8 @@ done
 
 status=0
 for mode in $modes; do
-    work=${COMPAT_WORK:-${TMPDIR:-/tmp}/coremotion-project-compat}-swift$mode
+    # One package folder for both modes: the second build only recompiles the clients.
+    work=${COMPAT_WORK:-${TMPDIR:-/tmp}/coremotion-project-compat}
     mkdir -p "$work/Sources"
     rm -rf "$work/Sources/ProjectClients"
     cp -R "$here/Sources/ProjectClients" "$work/Sources/ProjectClients"

@@ -174,6 +174,18 @@ public final class IIODevice: MotionDevice, IIOCaptureOwner, @unchecked Sendable
     }
 
     public func run(_ rates: [SensorKind: Double], sink: @escaping SampleSink, events: @escaping DeviceEventSink) {
+        run(rates, maximumLatency: [:], sink: sink, events: events)
+    }
+
+    /// Runs the sensors at `rates`; buffered capture delivers each device's samples in batches as late
+    /// as the smallest latency of its sensors allows (the buffer's watermark: one wake-up per batch
+    /// instead of one per scan, see docs/iio.md). When a latency changes, the capture of that device
+    /// is replaced: the old one hands over the scans its buffer holds, the new one starts with the new
+    /// watermark. Polled capture reads each sample when due whatever the latency.
+    public func run(
+        _ rates: [SensorKind: Double], maximumLatency: [SensorKind: TimeInterval],
+        sink: @escaping SampleSink, events: @escaping DeviceEventSink
+    ) {
         lock.lock()
         defer { lock.unlock() }
         self.sink = sink
@@ -181,9 +193,13 @@ public final class IIODevice: MotionDevice, IIOCaptureOwner, @unchecked Sendable
         let wanted = rates.filter { bindings[$0.key] != nil && $0.value > 0 && $0.value.isFinite }
         active = Set(wanted.keys)
         var wantedByGroup: [String: [SensorKind: Double]] = [:]
+        var latencyByGroup: [String: Double] = [:]
         for (kind, rate) in wanted {
             guard let group = groupOfKind[kind] else { continue }
             wantedByGroup[group, default: [:]][kind] = rate
+            // One buffer per device: its sensors arrive together, as late as the most pressed allows.
+            let latency = IIOCaptureSession.sanitizedLatency(maximumLatency[kind] ?? 0)
+            latencyByGroup[group] = min(latencyByGroup[group] ?? latency, latency)
         }
         for (group, session) in sessions where wantedByGroup[group] == nil {
             session.stop()
@@ -192,7 +208,9 @@ public final class IIODevice: MotionDevice, IIOCaptureOwner, @unchecked Sendable
         }
         for (group, groupRates) in wantedByGroup {
             let kinds = Array(groupRates.keys)
-            if let existing = sessions[group], existing.isEquivalent(kinds: kinds, requestedRates: groupRates, mode: options.capture) {
+            let latency = latencyByGroup[group] ?? 0
+            if let existing = sessions[group],
+               existing.isEquivalent(kinds: kinds, requestedRates: groupRates, maximumLatency: latency, mode: options.capture) {
                 continue
             }
             guard let device = devices[group] else { continue }
@@ -204,8 +222,8 @@ public final class IIODevice: MotionDevice, IIOCaptureOwner, @unchecked Sendable
                 retired.append(running)
             }
             let session = IIOCaptureSession(
-                group: group, device: device, kinds: kinds, requestedRates: groupRates, mode: options.capture, owner: self,
-                logger: logger, startsLost: kinds.contains { lost[$0] != nil })
+                group: group, device: device, kinds: kinds, requestedRates: groupRates, maximumLatency: latency, mode: options.capture,
+                owner: self, logger: logger, startsLost: kinds.contains { lost[$0] != nil })
             sessions[group] = session
             session.start(after: previous)
         }

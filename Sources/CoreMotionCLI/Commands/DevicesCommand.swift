@@ -10,7 +10,8 @@ struct DevicesCommand: ParsableCommand {
         discussion: """
             Reads /sys/bus/iio/devices (or --root, e.g. a tree made by `coremotion iio-emulate`).
             With --capture SECONDS the sensors run for that long and the command reports the samples
-            delivered, the achieved rate and the CPU time of each capture thread.
+            delivered, the achieved rate, the CPU time and the wake-ups of each capture thread; --latency
+            lets buffered capture deliver in batches that late (the buffer's watermark).
             """
     )
 
@@ -29,10 +30,14 @@ struct DevicesCommand: ParsableCommand {
     @Option(help: "Capture mode with --capture: auto, polled or buffered (default: COREMOTION_IIO_CAPTURE or auto).")
     var mode: String?
 
+    @Option(help: "How late samples may arrive with --capture, seconds (default 0: each as soon as possible; the daemon's recorders use 1).")
+    var latency: Double?
+
     func validate() throws {
         if let capture, !(capture > 0 && capture.isFinite) { throw ValidationError("--capture must be a positive number of seconds") }
         if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate must be a positive rate in Hz") }
         if let mode, IIODevice.CaptureMode(rawValue: mode) == nil { throw ValidationError("--mode must be auto, polled or buffered") }
+        if let latency, !(latency >= 0 && latency.isFinite) { throw ValidationError("--latency must be a number of seconds ≥ 0") }
     }
 
     func run() throws {
@@ -68,7 +73,8 @@ struct DevicesCommand: ParsableCommand {
         for (kind, info) in kinds { rates[kind] = rate ?? info.rate.rates.maximum }
         let counter = SampleCounter()
         let start = ProcessInfo.processInfo.systemUptime
-        device.run(rates, sink: counter.sink, events: counter.eventSink)
+        let latencies = rates.mapValues { _ in latency ?? 0 }
+        device.run(rates, maximumLatency: latencies, sink: counter.sink, events: counter.eventSink)
         Thread.sleep(forTimeInterval: seconds)
         device.stopAndWait()
         let statistics = device.finalCaptureStatistics
@@ -157,9 +163,10 @@ struct DevicesReport: Encodable {
                 ["sensor", "samples", "rate Hz", "median step ms"],
                 c.sensors.map { [$0.kind, String($0.samples), Output.fixed($0.rate, 1), Output.fixed($0.medianInterval * 1000, 3)] }))
             lines.append(Output.table(
-                ["thread", "mode", "samples", "errors", "CPU s", "CPU %", "µs/sample"],
+                ["thread", "mode", "watermark", "samples", "errors", "wake-ups/s", "CPU s", "CPU %", "µs/sample"],
                 c.threads.map {
-                    [$0.device, $0.mode, String($0.samples), String($0.readErrors), Output.fixed($0.threadCPUSeconds, 3),
+                    [$0.device, $0.mode, $0.mode == "buffered" ? String($0.watermark) : "-", String($0.samples), String($0.readErrors),
+                     Output.fixed($0.wallSeconds > 0 ? Double($0.wakeups) / $0.wallSeconds : 0, 1), Output.fixed($0.threadCPUSeconds, 3),
                      Output.fixed($0.cpuPercent, 2), Output.fixed($0.cpuMicrosecondsPerSample, 2)]
                 }))
             if !c.events.isEmpty { lines.append("events: " + c.events.joined(separator: "; ")) }

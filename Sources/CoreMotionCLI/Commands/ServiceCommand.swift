@@ -7,8 +7,38 @@ struct ServiceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "service",
         abstract: "Install and inspect the system service coremotiond.",
-        subcommands: [ServiceInstallCommand.self, ServiceStatusCommand.self]
+        subcommands: [ServiceInstallCommand.self, ServiceStatusCommand.self, ServiceRecordAccelerometerCommand.self]
     )
+}
+
+/// `coremotion service record-accelerometer SECONDS`: what `CMSensorRecorder.recordAccelerometer(forDuration:)`
+/// asks of the daemon, from the command line (administration, tools/bench/idle-daemon.sh).
+struct ServiceRecordAccelerometerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record-accelerometer",
+        abstract: "Ask coremotiond to record the accelerometer (50 Hz) into its history, as CMSensorRecorder does.",
+        discussion: "The recording goes on after this command returns, with no client connected, for SECONDS (at most 12 hours)."
+    )
+
+    @OptionGroup var daemon: DaemonSocketOption
+
+    @Argument(help: "How long to record, seconds (at most 43200).")
+    var seconds: Double
+
+    func validate() throws {
+        guard seconds > 0, seconds <= 43_200 else { throw ValidationError("SECONDS must be more than 0 and at most 43200 (12 h)") }
+    }
+
+    func run() throws {
+        let connection = try daemon.connect()
+        defer { connection.close() }
+        do {
+            try connection.recordAccelerometer(forDuration: seconds)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        print("coremotiond records the accelerometer for \(Output.fixed(seconds, 0)) s")
+    }
 }
 
 /// Where to reach the daemon: `--socket`, else `COREMOTION_SOCKET`, the user instance's socket, the system's.
@@ -59,7 +89,7 @@ struct ServiceStatusCommand: ParsableCommand {
 
 /// The parts of the daemon's status document the human view prints.
 private struct StatusView: Decodable {
-    struct Sensor: Decodable { var kind: String; var maximumRate: Double; var activeRate: Double? }
+    struct Sensor: Decodable { var kind: String; var maximumRate: Double; var activeRate: Double?; var maximumLatency: Double? }
     struct Stream: Decodable { var kind: String; var interval: Double }
     struct Client: Decodable {
         var pid: Int32; var uid: UInt32; var app: String; var authorization: String; var streams: [Stream]
@@ -77,8 +107,11 @@ private struct StatusView: Decodable {
         lines.append("coremotiond \(version) (\(instance) instance, pid \(pid)), up \(Output.fixed(uptimeSeconds, 0)) s, socket \(socket)")
         lines.append("device: \(device)")
         lines.append(Output.table(
-            ["sensor", "max Hz", "running at"],
-            sensors.map { [$0.kind, Output.fixed($0.maximumRate, 1), $0.activeRate.map { Output.fixed($0, 1) + " Hz" } ?? "off"] }))
+            ["sensor", "max Hz", "running at", "latency"],
+            sensors.map {
+                [$0.kind, Output.fixed($0.maximumRate, 1), $0.activeRate.map { Output.fixed($0, 1) + " Hz" } ?? "off",
+                 $0.activeRate == nil ? "" : $0.maximumLatency.map { Output.fixed($0, 1) + " s" } ?? ""]
+            }))
         if clients.isEmpty {
             lines.append("clients: none (the engines record for the history all the same)")
         } else {

@@ -11,6 +11,9 @@ public struct DaemonStatusReport: Codable, Sendable, Hashable {
         public var maximumRate: Double
         /// The rate the device runs the sensor at now, Hz; `nil` when off.
         public var activeRate: Double?
+        /// How late the device may deliver the sensor's samples now, seconds (0 while a client streams it,
+        /// `MotionService.backgroundLatency` when only the recorders use it); `nil` when off.
+        public var maximumLatency: Double?
     }
 
     public struct Stream: Codable, Sendable, Hashable {
@@ -78,7 +81,9 @@ public struct DaemonStatusReport: Codable, Sendable, Hashable {
         let service = core.service
         let sensors = SensorKind.allCases.compactMap { kind -> Sensor? in
             guard let d = service.sensorDescription(kind) else { return nil }
-            return Sensor(kind: kind.rawValue, name: d.name, maximumRate: d.maximumRate, activeRate: service.activeRate(kind))
+            return Sensor(
+                kind: kind.rawValue, name: d.name, maximumRate: d.maximumRate, activeRate: service.activeRate(kind),
+                maximumLatency: service.activeMaximumLatency(kind))
         }
         let now = Date()
         let clients = core.connectedSessions.compactMap { session -> Client? in

@@ -56,11 +56,16 @@ final class IIOCaptureSession: @unchecked Sendable {
     let group: String
     let kinds: [SensorKind]
     let requestedRates: [SensorKind: Double]
+    /// How late samples may be delivered, seconds (0: as soon as possible): buffered capture sets the
+    /// buffer's watermark from it (``bufferPlan(scanRate:latency:)``).
+    let maximumLatency: Double
     let mode: IIODevice.CaptureMode
     private weak var owner: (any IIOCaptureOwner)?
     private let logger: Logger
     private let identity: IIODeviceIdentity
     private var device: IIODeviceInfo
+    /// Whether the device had a buffer when the session was made (`device` changes on the thread).
+    private let hasBuffer: Bool
     private let startsLost: Bool
 
     private let lock = NSLock()
@@ -68,24 +73,29 @@ final class IIOCaptureSession: @unchecked Sendable {
     private var finished = false
     private let finishedCondition = NSCondition()
     private var stats: IIOCaptureStatistics
-    private var thread: Thread?
+    /// Interrupts the thread's waits when it must stop.
+    private let wake = IIOWakePipe()
 
     /// Read errors tolerated for this long (with no successful read) before the sensor counts as lost.
     static let readFailureGrace = 1.0
-    /// How often the device directory is checked while capturing, seconds.
+    /// How often the device directory is checked while capturing, seconds: on the wake-ups that
+    /// deliver data when they come at least this far apart, else by a timeout (buffered: when no data
+    /// came for a batch period plus this long).
     static let presenceInterval = 0.25
     /// How often a lost device is looked for, seconds.
     static let returnPollInterval = 0.25
 
     init(
-        group: String, device: IIODeviceInfo, kinds: [SensorKind], requestedRates: [SensorKind: Double], mode: IIODevice.CaptureMode,
-        owner: any IIOCaptureOwner, logger: Logger, startsLost: Bool
+        group: String, device: IIODeviceInfo, kinds: [SensorKind], requestedRates: [SensorKind: Double], maximumLatency: Double = 0,
+        mode: IIODevice.CaptureMode, owner: any IIOCaptureOwner, logger: Logger, startsLost: Bool
     ) {
         self.group = group
         self.device = device
         self.identity = IIODeviceIdentity(device)
+        self.hasBuffer = device.buffer != nil
         self.kinds = kinds.sorted { $0.rawValue < $1.rawValue }
         self.requestedRates = requestedRates
+        self.maximumLatency = IIOCaptureSession.sanitizedLatency(maximumLatency)
         self.mode = mode
         self.owner = owner
         self.logger = logger
@@ -93,30 +103,70 @@ final class IIOCaptureSession: @unchecked Sendable {
         self.stats = IIOCaptureStatistics(device: device.directoryName, mode: "starting")
     }
 
-    /// True when this session would do exactly what a new one for these arguments would.
-    func isEquivalent(kinds: [SensorKind], requestedRates: [SensorKind: Double], mode: IIODevice.CaptureMode) -> Bool {
-        Set(kinds) == Set(self.kinds) && requestedRates == self.requestedRates && mode == self.mode
+    /// True when this session would do exactly what a new one for these arguments would. The latency
+    /// only matters to a device that can be captured buffered (polling reads each sample when due).
+    func isEquivalent(kinds: [SensorKind], requestedRates: [SensorKind: Double], maximumLatency: Double = 0, mode: IIODevice.CaptureMode) -> Bool {
+        guard Set(kinds) == Set(self.kinds), requestedRates == self.requestedRates, mode == self.mode else { return false }
+        let latencyMatters = mode != .polled && hasBuffer
+        return !latencyMatters || IIOCaptureSession.sanitizedLatency(maximumLatency) == self.maximumLatency
+    }
+
+    /// The longest latency a capture honours, seconds (longer ones are taken as this).
+    static let longestLatency = 10.0
+
+    /// `latency` made usable: NaN and negative values are 0, at most ``longestLatency``.
+    static func sanitizedLatency(_ latency: Double) -> Double {
+        latency > 0 ? min(latency, longestLatency) : 0
+    }
+
+    /// The shortest batch of buffered capture, seconds: even a live stream is read about every 5 ms at
+    /// high rates (at most 5 ms later, for one wake-up per 5 ms instead of one per scan).
+    static let shortestBatch = 0.005
+    /// The longest kernel buffer asked for, scans.
+    static let longestBuffer = 8192
+
+    /// Buffer length and watermark (scans) for buffered capture at `scanRate` Hz when samples may be
+    /// `latency` seconds late.
+    ///
+    /// The kernel wakes the reader when `watermark` scans wait (`iio_buffer_poll`, industrialio-buffer.c),
+    /// so the watermark is the batch: max(1, rate × latency), and at least 5 ms of scans. The length
+    /// is about a second of scans (≥ 128) and at least twice the watermark, so that the reader has a
+    /// whole batch of slack before the buffer overflows; at most ``longestBuffer``, and the watermark
+    /// never above half of it.
+    static func bufferPlan(scanRate: Double, latency: Double) -> (length: Int, watermark: Int) {
+        let rate = scanRate.isFinite && scanRate > 0 ? scanRate : 1
+        let batch = max(sanitizedLatency(latency), shortestBatch)
+        let wanted = max(1, Int(min(rate * batch, Double(longestBuffer)).rounded(.down)))
+        let length = min(max(128, Int(min(rate, Double(longestBuffer)).rounded(.up)), 2 * wanted), longestBuffer)
+        return (length, max(1, min(wanted, length / 2)))
     }
 
     /// Starts the thread; it first waits for `previous` (the session it replaces) to finish, so that
     /// the old teardown never disables a buffer the new session enabled.
     func start(after previous: IIOCaptureSession?) {
+        // Linux keeps 15 bytes of a thread's name (longer ones are refused): "cm.iio:device0" (as
+        // `top -H`, `/proc/PID/task/*/comm` and tools/bench/idle-daemon.sh show it).
+        let name = String("cm.\(group)".utf8.prefix(15)) ?? "cm.iio"
         let t = Thread { [self] in
+            IIOCaptureSession.nameCurrentThread(name)
             previous?.waitUntilFinished(timeout: 10)
             self.main()
         }
-        t.name = "coremotion.iio.\(group)"
+        t.name = name
         t.qualityOfService = .userInteractive
         t.stackSize = 1 << 20
-        thread = t
+        // Not kept: the thread's block holds the session until it returns, and a session holding its
+        // thread would never be released (nor its wake pipe closed).
         t.start()
     }
 
-    /// Asks the thread to stop; it tears down within about 20 ms.
+    /// Asks the thread to stop: its wait is interrupted at once; buffered capture delivers the scans
+    /// the buffer holds, then tears down.
     func stop() {
         lock.lock()
         stopping = true
         lock.unlock()
+        wake.wake()
     }
 
     var isStopping: Bool {
@@ -200,6 +250,7 @@ final class IIOCaptureSession: @unchecked Sendable {
             }
         }
         refreshCPU(force: true)
+        wake.close()
         finishedCondition.lock()
         finished = true
         finishedCondition.broadcast()
@@ -208,14 +259,24 @@ final class IIOCaptureSession: @unchecked Sendable {
 
     private var selectedSensors: [IIOSensorInfo] { device.sensors.filter { kinds.contains($0.kind) } }
 
-    /// Sleeps `seconds` in slices of at most 20 ms, returning early when asked to stop.
+    /// Sleeps `seconds`, returning at once when asked to stop.
     private func sleepChecking(_ seconds: Double) {
         let end = IIOTimestampClock.monotonicNow() + seconds
         while !isStopping {
             let left = end - IIOTimestampClock.monotonicNow()
             if left <= 0 { return }
-            IIOCaptureSession.sleep(min(left, 0.02))
+            wake.wait(left)
+            countWakeup()
         }
+    }
+
+    /// Names the calling thread for the kernel (`/proc/thread-self/comm`; Foundation's `Thread.name`
+    /// set before `start()` does not reach it on Linux, and `pthread_setname_np` is not imported).
+    static func nameCurrentThread(_ name: String) {
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = name.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, min($0.count - 1, 15)) }
+        close(fd)
     }
 
     static func sleep(_ seconds: Double) {
@@ -225,11 +286,16 @@ final class IIOCaptureSession: @unchecked Sendable {
         while nanosleep(&t, &rem) != 0 && errno == EINTR { t = rem }
     }
 
-    /// Sleeps until CLOCK_MONOTONIC reaches `time` (seconds), at most 20 ms at a time.
+    /// Sleeps until CLOCK_MONOTONIC reaches `time` (seconds), or until asked to stop.
     private func sleepUntil(_ time: Double) {
         let left = time - IIOTimestampClock.monotonicNow()
-        if left > 0 { IIOCaptureSession.sleep(min(left, 0.02)) }
+        if left > 0 {
+            wake.wait(left)
+            countWakeup()
+        }
     }
+
+    private func countWakeup() { updateStats { $0.wakeups += 1 } }
 
     private func refreshCPU(force: Bool = false) {
         let now = IIOTimestampClock.monotonicNow()
@@ -297,7 +363,10 @@ final class IIOCaptureSession: @unchecked Sendable {
         let sensors = selectedSensors
         guard !sensors.isEmpty else { throw .gone("no sensor of \(kinds) on \(device.directoryName)") }
         let rates = try applyRates(common: nil)
-        updateStats { $0.mode = "polled" }
+        updateStats {
+            $0.mode = "polled"
+            $0.watermark = 0
+        }
         logger.info("\(device.directoryName) (\(device.name)): polling \(sensors.map { "\($0.kind) at \(SysfsNumber.format(rates[$0.kind] ?? 0)) Hz" }.joined(separator: ", "))")
 
         struct Poll {
@@ -420,9 +489,25 @@ final class IIOCaptureSession: @unchecked Sendable {
             }
         }
 
-        // 5. Buffer length (about a second of scans) and watermark (wake about every 5 ms).
-        if let path = buffer.lengthPath { try? SysfsFile.write(path, String(max(128, Int(scanRate.rounded(.up))))) }
-        if let path = buffer.watermarkPath { try? SysfsFile.write(path, String(max(1, Int(scanRate / 200)))) }
+        // 5. Buffer length and watermark: the kernel wakes the reader when `watermark` scans wait,
+        //    so the watermark is the batch the latency allows (length first: the watermark may not
+        //    exceed it). What the driver keeps is read back.
+        let plan = IIOCaptureSession.bufferPlan(scanRate: scanRate, latency: maximumLatency)
+        var length = plan.length
+        if let path = buffer.lengthPath {
+            try? SysfsFile.write(path, String(plan.length))
+            if let actual = try? SysfsFile.readInteger(path), actual > 0 { length = Int(actual) }
+        }
+        var watermark = 1
+        var kernelBatches = false
+        if let path = buffer.watermarkPath {
+            let wanted = max(1, min(plan.watermark, length / 2))
+            try? SysfsFile.write(path, String(wanted))
+            if let actual = try? SysfsFile.readInteger(path), actual > 0 {
+                watermark = Int(actual)
+                kernelBatches = true
+            }
+        }
 
         // 6. Timestamps on CLOCK_MONOTONIC when allowed; otherwise convert from the clock set.
         var clock = IIOTimestampClock.realtime
@@ -439,61 +524,41 @@ final class IIOCaptureSession: @unchecked Sendable {
         do { decoder = try IIOScanDecoder(layout: layout, sensors: sensors) } catch { throw .bufferUnavailable("\(error)") }
         do { try SysfsFile.write(buffer.enablePath, "1") } catch { throw setupError(error) }
         enabled = true
-        updateStats { $0.mode = "buffered" }
-        logger.info("\(device.directoryName) (\(device.name)): buffered capture of \(kinds.map(\.rawValue).joined(separator: ", ")) at \(SysfsNumber.format(scanRate)) Hz, \(layout.scanBytes)-byte scans, timestamps on \(clock.rawValue)")
+        let period = 1 / max(scanRate, 0.01)
+        // Without a watermark attribute the kernel wakes the reader at every scan: the capture sleeps
+        // between reads for the batch itself (the buffer holds the scans meanwhile).
+        let batchPeriod = Double(kernelBatches ? watermark : plan.watermark) * period
+        let userBatch = kernelBatches ? 0 : (batchPeriod > period ? min(batchPeriod, Double(length / 2) * period) : 0)
+        updateStats {
+            $0.mode = "buffered"
+            $0.watermark = watermark
+        }
+        logger.info("\(device.directoryName) (\(device.name)): buffered capture of \(kinds.map(\.rawValue).joined(separator: ", ")) at \(SysfsNumber.format(scanRate)) Hz, \(layout.scanBytes)-byte scans, watermark \(kernelBatches ? "\(watermark)" : "none (batches \(SysfsNumber.format(userBatch)) s)") of \(length) (latency \(SysfsNumber.format(maximumLatency)) s), timestamps on \(clock.rawValue)")
 
-        // 8. Read, decode, deliver.
+        // 8. Wait, read, decode, deliver. The thread wakes when a batch is ready, when asked to stop
+        //    (the wake pipe), or when no batch came for a batch period plus the presence interval: then
+        //    it checks that the device is still there (the kernel does not wake a poller when a device
+        //    goes away; a read would say ENODEV). So an unplugged device is noticed within a batch
+        //    period plus 0.25 s of the last wake-up: 0.26 s for a live stream at 100 Hz, 1.25 s for 1 s batches.
         let scanBytes = max(layout.scanBytes, 1)
-        let capacity = scanBytes * 512
+        let capacityScans = max(512, length)
+        let capacity = scanBytes * capacityScans
         let storage = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
         defer { storage.deallocate() }
         var carried = 0
         var samples: [SensorSample] = []
-        samples.reserveCapacity(512 * 4)
-        let period = 1 / max(scanRate, 0.01)
-        let batchInterval = scanRate > 200 ? 0.005 : 0
+        samples.reserveCapacity(capacityScans * 4)
+        let watchdog = batchPeriod + userBatch + IIOCaptureSession.presenceInterval
+        // A fake tree's file (poll always says readable) or a FIFO whose writer left: wait this long at its end.
+        let endOfDataWait = maximumLatency > 0 ? max(batchPeriod, min(period / 2, 0.002)) : min(period / 2, 0.002)
         var returnedReported = !wasLost
         var lastPresenceCheck = IIOTimestampClock.monotonicNow()
         var lastData = lastPresenceCheck
         var lastErrorLog = -Double.infinity
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        var pfds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.readDescriptor, events: Int16(POLLIN), revents: 0)]
 
-        while !isStopping {
-            let ready = poll(&pfd, 1, 20)
-            let now = IIOTimestampClock.monotonicNow()
-            if now - lastPresenceCheck >= IIOCaptureSession.presenceInterval {
-                lastPresenceCheck = now
-                if !devicePresent() { throw .gone("\(device.path) vanished") }
-                refreshCPU()
-            }
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw .readFailure("\(IIOError.from(errno: errno, path: buffer.nodePath, operation: "poll"))")
-            }
-            if ready == 0 { continue }
-            let n = read(fd, storage + carried, capacity - carried)
-            if n < 0 {
-                let code = errno
-                if code == EAGAIN || code == EINTR { continue }
-                let error = IIOError.from(errno: code, path: buffer.nodePath, operation: "read")
-                updateStats { $0.readErrors += 1 }
-                if error.isDeviceGone || !devicePresent() { throw .gone("\(error)") }
-                if now - lastErrorLog >= 1 {
-                    logger.warning("read error (no sample delivered): \(error)")
-                    lastErrorLog = now
-                }
-                if now - lastData > IIOCaptureSession.readFailureGrace { throw .readFailure("\(error)") }
-                IIOCaptureSession.sleep(0.002)
-                continue
-            }
-            if n == 0 {
-                // End of a fake tree's file or FIFO with no writer: wait for more. A truncated file
-                // (the emulator restarted it) is read again from its start.
-                if isRegularFile, fstat(fd, &st) == 0, lseek(fd, 0, SEEK_CUR) > st.st_size { lseek(fd, 0, SEEK_SET) }
-                IIOCaptureSession.sleep(min(period / 2, 0.002))
-                continue
-            }
-            lastData = now
+        /// Decodes and delivers the whole scans among `carried + n` bytes; keeps a partial scan.
+        func consume(_ n: Int, now: Double) {
             let total = carried + n
             let count = total / scanBytes
             if count > 0 {
@@ -515,12 +580,59 @@ final class IIOCaptureSession: @unchecked Sendable {
             }
             carried = total - count * scanBytes
             if carried > 0 { (storage + count * scanBytes).copyMemory(to: storage, byteCount: carried) }
-            // Above 200 Hz, read in batches of about 5 ms (as the watermark asks of a real buffer):
-            // fewer wake-ups for at most 5 ms more latency.
-            if batchInterval > 0 {
-                let wait = now + batchInterval - IIOTimestampClock.monotonicNow()
-                if wait > 0 { IIOCaptureSession.sleep(wait) }
+        }
+
+        while !isStopping {
+            let ready = poll(&pfds, 2, wake.pollTimeout(watchdog))
+            countWakeup()
+            let now = IIOTimestampClock.monotonicNow()
+            if now - lastPresenceCheck >= IIOCaptureSession.presenceInterval {
+                lastPresenceCheck = now
+                if !devicePresent() { throw .gone("\(device.path) vanished") }
+                refreshCPU()
             }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw .readFailure("\(IIOError.from(errno: errno, path: buffer.nodePath, operation: "poll"))")
+            }
+            if ready == 0 || pfds[0].revents == 0 { continue }
+            let n = read(fd, storage + carried, capacity - carried)
+            if n < 0 {
+                let code = errno
+                if code == EAGAIN || code == EINTR { continue }
+                let error = IIOError.from(errno: code, path: buffer.nodePath, operation: "read")
+                updateStats { $0.readErrors += 1 }
+                if error.isDeviceGone || !devicePresent() { throw .gone("\(error)") }
+                if now - lastErrorLog >= 1 {
+                    logger.warning("read error (no sample delivered): \(error)")
+                    lastErrorLog = now
+                }
+                if now - lastData > IIOCaptureSession.readFailureGrace { throw .readFailure("\(error)") }
+                wake.wait(0.002)
+                continue
+            }
+            if n == 0 {
+                // End of a fake tree's file or FIFO with no writer: wait for more. A truncated file
+                // (the emulator restarted it) is read again from its start.
+                if isRegularFile, fstat(fd, &st) == 0, lseek(fd, 0, SEEK_CUR) > st.st_size { lseek(fd, 0, SEEK_SET) }
+                wake.wait(endOfDataWait)
+                continue
+            }
+            lastData = now
+            consume(n, now: now)
+            if userBatch > 0 {
+                let wait = now + userBatch - IIOTimestampClock.monotonicNow()
+                if wait > 0 { wake.wait(wait) }
+            }
+        }
+
+        // Stopping (replaced by a capture with other rates or latency, or stopped): hand over what the
+        // buffer holds, so that a reconfiguration loses no batch. A non-blocking read returns whatever
+        // is there, below the watermark too (and flushes a hardware FIFO: `iio_buffer_ready`).
+        for _ in 0..<4 {
+            let n = read(fd, storage + carried, capacity - carried)
+            guard n > 0 else { break }
+            consume(n, now: IIOTimestampClock.monotonicNow())
         }
     }
 }

@@ -12,6 +12,10 @@ public struct IIOCaptureStatistics: Sendable, Hashable, Codable {
     public var readErrors: Int = 0
     /// Bytes read from the buffer node.
     public var bytes: Int = 0
+    /// Scans per wake-up the buffer was set to (`buffer/watermark`, read back); 0 when polled.
+    public var watermark: Int = 0
+    /// Times the capture thread woke from a wait (data, a timeout, a poll due).
+    public var wakeups: Int = 0
     /// CPU time the capture thread used, seconds (CLOCK_THREAD_CPUTIME_ID, refreshed about once a second).
     public var threadCPUSeconds: Double = 0
     /// Seconds since the capture thread started.

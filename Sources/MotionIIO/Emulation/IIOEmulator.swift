@@ -13,6 +13,11 @@ import Musl
 /// discovery derives from the tree), writes the `_raw` (or `_input`) attributes, and — while
 /// `buffer/enable` is 1 — appends scans laid out from the `_en` attributes as the kernel lays them
 /// out, stamped on the clock named in `current_timestamp_clock`, to `ROOT/dev/iio:deviceN`.
+/// Like the kernel's buffer, which wakes a reader only when `buffer/watermark` scans wait
+/// (`iio_buffer_poll`), it holds scans and writes them in groups of `watermark` (read when the buffer
+/// is enabled, when the kernel takes it too): a reader polling the node wakes once per group. (The
+/// kernel also hands over fewer scans to a non-blocking read; through a FIFO that cannot be emulated,
+/// so scans held when the buffer is disabled are dropped.)
 /// A device whose directory is gone (unplugged) is skipped until it is back.
 public final class IIOEmulator: @unchecked Sendable {
     /// How the emulator behaves.
@@ -38,6 +43,8 @@ public final class IIOEmulator: @unchecked Sendable {
         public var ticks = 0
         /// Scans written to buffer nodes.
         public var scansWritten = 0
+        /// Writes to buffer nodes (groups of `buffer/watermark` scans, split only where a FIFO needs it).
+        public var writes = 0
         /// Scans lost because the reader did not keep up (the FIFO was full).
         public var scansDropped = 0
     }
@@ -80,8 +87,11 @@ public final class IIOEmulator: @unchecked Sendable {
         finishedCondition.lock()
         finished = false
         finishedCondition.unlock()
-        let t = Thread { [self] in self.main() }
-        t.name = "coremotion.iio.emulator"
+        let t = Thread { [self] in
+            IIOCaptureSession.nameCurrentThread("cm.iio-emulator")
+            self.main()
+        }
+        t.name = "cm.iio-emulator"  // at most 15 bytes (Linux)
         t.qualityOfService = .userInteractive
         t.start()
     }
@@ -118,6 +128,13 @@ public final class IIOEmulator: @unchecked Sendable {
         var isFIFO = false
         var clock = IIOTimestampClock.realtime
         var scan: [UInt8] = []
+        /// Scans per write (`buffer/watermark` when the buffer was enabled).
+        var watermark = 1
+        /// Scans sampled but not yet written (fewer than `watermark`).
+        var held: [UInt8] = []
+        var heldScans = 0
+        /// The buffer set-up the layout was taken from (while enabled).
+        fileprivate var setup: BufferSetup?
         /// Channel values of the latest tick, written to the attributes once per loop.
         var attributeCounts: [String: Double]?
 
@@ -125,6 +142,12 @@ public final class IIOEmulator: @unchecked Sendable {
             self.name = name
             self.rate = rate
             self.next = start
+        }
+
+        /// Forgets scans not yet written (the buffer was disabled or the device unplugged).
+        func dropHeld() {
+            held.removeAll(keepingCapacity: true)
+            heldScans = 0
         }
     }
 
@@ -193,6 +216,7 @@ public final class IIOEmulator: @unchecked Sendable {
             // Unplugged: forget the buffer; describe again when back.
             if state.fd >= 0 { close(state.fd) }
             state.fd = -1
+            state.dropHeld()
             state.enabled = false
             state.described = false
             state.present = false
@@ -274,28 +298,56 @@ public final class IIOEmulator: @unchecked Sendable {
         return String(Int64(value.rounded()))
     }
 
+    /// What a reader sets up while the buffer is disabled: the scan elements, the watermark and the
+    /// clock. The kernel refuses changes while enabled (EBUSY), so a change seen while enabled means the
+    /// reader disabled and re-enabled the buffer between two checks.
+    private struct BufferSetup: Equatable {
+        var channels: [String]
+        var watermark: Int
+        var clock: String
+    }
+
+    private func bufferSetup(_ state: DeviceState, layoutInfo: IIOFakeDevice) -> BufferSetup {
+        var channels = layoutInfo.channels.filter { c in
+            c.scanIndex != nil && c.scanType != nil && tree.get(state.name, "scan_elements/\(c.name)_en") == "1"
+        }.map(\.name)
+        if layoutInfo.timestampIndex != nil, tree.get(state.name, "scan_elements/in_timestamp_en") == "1" { channels.append("in_timestamp") }
+        // The kernel refuses a watermark above the length (EINVAL).
+        let length = tree.get(state.name, "buffer/length").flatMap(SysfsNumber.integer).map(Int.init) ?? 1
+        let watermark = tree.get(state.name, "buffer/watermark").flatMap(SysfsNumber.integer).map(Int.init) ?? 1
+        return BufferSetup(
+            channels: channels, watermark: max(1, min(watermark, max(length, 1))),
+            clock: tree.get(state.name, "current_timestamp_clock") ?? "realtime")
+    }
+
     private func updateBuffer(_ state: DeviceState, layoutInfo: IIOFakeDevice) {
         guard layoutInfo.hasBuffer else { return }
         let enabled = tree.get(state.name, "buffer/enable") == "1"
-        if enabled && (!state.enabled || state.fd < 0) {
+        let setup = enabled ? bufferSetup(state, layoutInfo: layoutInfo) : nil
+        if let setup, !state.enabled || state.fd < 0 || setup != state.setup {
             // (Re)enabled, or the reader closed the node: take the layout and clock as set now.
             var channels: [(name: String, index: Int, type: IIOScanType)] = []
-            for c in layoutInfo.channels {
-                guard let index = c.scanIndex, let type = c.scanType, tree.get(state.name, "scan_elements/\(c.name)_en") == "1" else { continue }
+            for c in layoutInfo.channels where setup.channels.contains(c.name) {
+                guard let index = c.scanIndex, let type = c.scanType else { continue }
                 channels.append((c.name, index, type))
             }
-            if let ts = layoutInfo.timestampIndex, tree.get(state.name, "scan_elements/in_timestamp_en") == "1" {
+            if let ts = layoutInfo.timestampIndex, setup.channels.contains("in_timestamp") {
                 channels.append(("in_timestamp", ts, IIOFakeDevice.timestampType))
             }
             let layout = IIOScanLayout(channels: channels)
             state.layout = layout
             state.scan = [UInt8](repeating: 0, count: layout.scanBytes)
-            state.clock = tree.get(state.name, "current_timestamp_clock").flatMap(IIOTimestampClock.init(attribute:)) ?? .realtime
+            state.clock = IIOTimestampClock(attribute: setup.clock) ?? .realtime
+            state.watermark = setup.watermark
+            state.setup = setup
+            state.dropHeld()
             state.enabled = true
         } else if !enabled && state.enabled {
             state.enabled = false
+            state.setup = nil
             if state.fd >= 0 { close(state.fd) }
             state.fd = -1
+            state.dropHeld()
         }
         if state.enabled && state.fd < 0 {
             let node = tree.rootPath + "/dev/" + state.name
@@ -324,16 +376,48 @@ public final class IIOEmulator: @unchecked Sendable {
                 }
             }
         }
-        let n = state.scan.withUnsafeBytes { write(state.fd, $0.baseAddress, $0.count) }
-        let code = errno
-        lock.lock()
-        if n == state.scan.count {
-            stats.scansWritten += 1
-        } else if n < 0 && code == EAGAIN {
-            stats.scansDropped += 1  // the reader is not keeping up: the FIFO is full
+        state.held.append(contentsOf: state.scan)
+        state.heldScans += 1
+        if state.heldScans >= state.watermark { flushHeld(state) }
+    }
+
+    /// Writes the held scans in one go (a FIFO: in pieces of whole scans of at most `PIPE_BUF` bytes,
+    /// which the kernel writes whole or not at all, so a full FIFO drops whole scans, never half of one).
+    private func flushHeld(_ state: DeviceState) {
+        let scanBytes = max(state.scan.count, 1)
+        let piece = state.isFIFO ? max(1, Int(PIPE_BUF) / scanBytes) * scanBytes : max(state.held.count, 1)
+        var offset = 0
+        var written = 0
+        var dropped = 0
+        var writes = 0
+        var closed = false
+        state.held.withUnsafeBytes { raw in
+            while offset < raw.count {
+                let size = min(piece, raw.count - offset)
+                let n = write(state.fd, raw.baseAddress! + offset, size)
+                let code = errno
+                if n > 0 { writes += 1 }
+                if n == size {
+                    written += size / scanBytes
+                } else if n < 0 && code == EAGAIN {
+                    dropped += size / scanBytes  // the reader is not keeping up: the FIFO is full
+                } else if n < 0 && code == EPIPE {
+                    closed = true
+                    break
+                } else if n >= 0 {
+                    written += n / scanBytes  // a regular file on a full disk
+                }
+                offset += size
+            }
         }
+        state.held.removeAll(keepingCapacity: true)
+        state.heldScans = 0
+        lock.lock()
+        stats.scansWritten += written
+        stats.scansDropped += dropped
+        stats.writes += writes
         lock.unlock()
-        if n < 0 && code == EPIPE {
+        if closed {
             // The reader closed the node (capture stopped); reopened when it enables the buffer again.
             close(state.fd)
             state.fd = -1

@@ -56,11 +56,35 @@ public protocol MotionDevice: AnyObject, Sendable {
     /// The clock the device stamps its samples on.
     var clock: any MotionClock { get }
     /// Sets which sensors run and at what rate (Hz). An empty dictionary stops everything.
-    /// Samples go to `sink`, events to `events`; a later call replaces both.
+    /// Samples go to `sink`, events to `events`; a later call replaces both. Every sample is
+    /// delivered as soon as the device has it (no batching).
     func run(_ rates: [SensorKind: Double], sink: @escaping SampleSink, events: @escaping DeviceEventSink)
+
+    /// Like ``run(_:sink:events:)``, and says per sensor how late its samples may reach `sink`,
+    /// seconds after they were sampled (a sensor absent from `maximumLatency`, or 0: as soon as
+    /// possible).
+    ///
+    /// A device may use the latency to hold samples and hand them over in batches, so that it wakes
+    /// less often (Linux IIO: the buffer's watermark); it never delivers a sample later than asked
+    /// (up to scheduling), never drops one for it, and keeps sample times as sampled. A later call
+    /// replaces the latencies too: when one drops, the device delivers sooner from then on.
+    ///
+    /// The default implementation ignores the latencies and calls ``run(_:sink:events:)``: devices
+    /// whose delivery costs no wake-ups (replay, simulator, none) need nothing more.
+    func run(
+        _ rates: [SensorKind: Double], maximumLatency: [SensorKind: TimeInterval],
+        sink: @escaping SampleSink, events: @escaping DeviceEventSink
+    )
 }
 
 extension MotionDevice {
+    public func run(
+        _ rates: [SensorKind: Double], maximumLatency: [SensorKind: TimeInterval],
+        sink: @escaping SampleSink, events: @escaping DeviceEventSink
+    ) {
+        run(rates, sink: sink, events: events)
+    }
+
     /// True when the device has `sensor` now.
     public func has(_ sensor: SensorKind) -> Bool { sensors[sensor] != nil }
 }

@@ -52,7 +52,10 @@ final class ActivityRecorder: @unchecked Sendable {
                 ActivityRecord(startDate: last.addingTimeInterval(0.001), flags: .unknown, confidence: .low), source: service.historySource
             )
         }
-        let s = service.subscribe(to: .accelerometer, interval: 0.02) { [weak self] sample in self?.receive(sample) }
+        // Recording for the history: samples may come in batches (MotionService.backgroundLatency).
+        let s = service.subscribe(to: .accelerometer, interval: 0.02, maximumLatency: MotionService.backgroundLatency) { [weak self] sample in
+            self?.receive(sample)
+        }
         lock.lock()
         input = s
         lock.unlock()

@@ -36,7 +36,8 @@ final class AccelerometerRecorder: @unchecked Sendable {
         let running = subscription != nil
         lock.unlock()
         guard !running else { return }
-        let s = service.subscribe(to: .accelerometer, interval: 1 / Self.rate) { [weak self] sample in
+        // Recording for the history: samples may come in batches (MotionService.backgroundLatency).
+        let s = service.subscribe(to: .accelerometer, interval: 1 / Self.rate, maximumLatency: MotionService.backgroundLatency) { [weak self] sample in
             self?.receive(sample)
         }
         lock.lock()

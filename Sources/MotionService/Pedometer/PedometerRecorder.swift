@@ -35,6 +35,11 @@ final class PedometerRecorder: @unchecked Sendable {
     /// The gyroscope rate the pedometer asks for when the device has one, Hz: the detector uses the
     /// rotation on its 50 Hz grid to refuse rhythmic turning that is not walking (pedalling, shaking).
     static let gyroscopeRate = 50.0
+    /// The barometer interval the pedometer asks for, seconds: floors need the altitude at each step
+    /// to within a fraction of a floor (3 m), which the 2 s smoothing of the altitude (``PedometerEngine``)
+    /// gives from a pressure a second; faster polling would only cost wake-ups (a barometer without a
+    /// buffer, like the bmp280, is read once per sample). Apple's altimeter reports about once a second too.
+    static let barometerInterval = 1.0
     /// The most often a live session reports, seconds.
     static let reportInterval = 1.0
     /// Steps at most this far apart count as moving time (the history's rule).
@@ -60,13 +65,21 @@ final class PedometerRecorder: @unchecked Sendable {
         lock.unlock()
         guard !running, service.has(.accelerometer) else { return }
         var list: [SensorSubscription] = []
-        if let a = service.subscribe(to: .accelerometer, interval: 1 / Self.accelerometerRate, receive: { [weak self] s in self?.receive(s) }) {
+        // Recording for the history: samples may come in batches (MotionService.backgroundLatency).
+        let latency = MotionService.backgroundLatency
+        if let a = service.subscribe(
+            to: .accelerometer, interval: 1 / Self.accelerometerRate, maximumLatency: latency, receive: { [weak self] s in self?.receive(s) }
+        ) {
             list.append(a)
         }
-        if service.has(.gyroscope), let g = service.subscribe(to: .gyroscope, interval: 1 / Self.gyroscopeRate, receive: { [weak self] s in self?.receive(s) }) {
+        if service.has(.gyroscope), let g = service.subscribe(
+            to: .gyroscope, interval: 1 / Self.gyroscopeRate, maximumLatency: latency, receive: { [weak self] s in self?.receive(s) }
+        ) {
             list.append(g)
         }
-        if service.has(.barometer), let b = service.subscribe(to: .barometer, interval: 0, receive: { [weak self] s in self?.receive(s) }) {
+        if service.has(.barometer), let b = service.subscribe(
+            to: .barometer, interval: Self.barometerInterval, maximumLatency: latency, receive: { [weak self] s in self?.receive(s) }
+        ) {
             list.append(b)
         }
         lock.lock()

@@ -146,20 +146,39 @@ public final class MotionService: @unchecked Sendable {
         return min(max(value, range.lowerBound), range.upperBound)
     }
 
+    /// How late the background engines accept their samples, seconds: the pedometer, activity
+    /// recognition and the accelerometer recorder (`CMSensorRecorder`) subscribe with it.
+    ///
+    /// They feed the history, which is written once a second (``HistoryConfiguration/flushInterval``),
+    /// and live pedometer sessions, which report at most once a second: samples a second late change
+    /// nothing a client sees, while letting the device deliver them in batches of a second instead of
+    /// one by one (Linux IIO: one wake-up a second instead of one per sample; see docs/iio.md). Apple's
+    /// own history is later still: `CMSensorRecorder` data and `CMPedometer` queries lag by minutes.
+    /// Live streams of apps (raw sensors, device motion, altitude) keep latency 0, and any such
+    /// subscriber brings the sensor's latency down to 0 at once.
+    public static let backgroundLatency: TimeInterval = 1
+
     /// Subscribes to every sample of `sensor`, thinned to `interval` seconds (clamped), delivered to
     /// `receive` on the device's thread. Returns `nil` when the device has no such sensor.
+    ///
+    /// `maximumLatency` says how late the samples may arrive, seconds after they were sampled: 0 (the
+    /// default, an app's live stream) asks for each sample as soon as the device has it; background
+    /// engines pass ``backgroundLatency``. The device is given, per sensor, the smallest latency of its
+    /// subscribers (``MotionDevice/run(_:maximumLatency:sink:events:)``).
     ///
     /// `receive` runs under the service's lock: it must be quick and must not call back into the
     /// service (hand the sample to a ``QueueDelivery`` instead).
     public func subscribe(
-        to sensor: SensorKind, interval: TimeInterval, receive: @escaping @Sendable (SensorSample) -> Void
+        to sensor: SensorKind, interval: TimeInterval, maximumLatency: TimeInterval = 0,
+        receive: @escaping @Sendable (SensorSample) -> Void
     ) -> SensorSubscription? {
         guard let description = device.sensors[sensor] else { return nil }
         let clamped = clampInterval(interval, for: sensor)
         lock.lock()
         nextID += 1
         let subscription = SensorSubscription(
-            id: nextID, sensor: sensor, interval: clamped, devicePeriod: 1 / description.maximumRate, receive: receive
+            id: nextID, sensor: sensor, interval: clamped, maximumLatency: maximumLatency,
+            devicePeriod: 1 / description.maximumRate, receive: receive
         )
         subscriberTable.lists[sensor.index].append(subscription)
         lock.unlock()
@@ -182,6 +201,14 @@ public final class MotionService: @unchecked Sendable {
         return rates()[sensor]
     }
 
+    /// How late the device may deliver `sensor`'s samples now (the smallest ``SensorSubscription/maximumLatency``
+    /// of its subscribers), seconds, or `nil` when it is off.
+    public func activeMaximumLatency(_ sensor: SensorKind) -> TimeInterval? {
+        lock.lock()
+        defer { lock.unlock() }
+        return latencies()[sensor]
+    }
+
     /// Whether the device reached the end of its data (a replay without `loop`).
     public var hasReachedEnd: Bool {
         lock.lock()
@@ -200,14 +227,26 @@ public final class MotionService: @unchecked Sendable {
         return rates
     }
 
+    /// Latencies allowed now: per sensor with subscribers, the smallest any of them accepts (a live
+    /// stream's 0 wins over the background engines'). Caller holds `lock`.
+    private func latencies() -> [SensorKind: TimeInterval] {
+        var latencies: [SensorKind: TimeInterval] = [:]
+        for (sensor, list) in zip(SensorKind.allCases, subscriberTable.lists) where !list.isEmpty {
+            latencies[sensor] = list.map(\.maximumLatency).min() ?? 0
+        }
+        return latencies
+    }
+
     private func reconfigure() {
         configurationLock.lock()
         defer { configurationLock.unlock() }
         lock.lock()
         let wanted = rates()
+        let latency = latencies().filter { wanted[$0.key] != nil }
         lock.unlock()
         device.run(
             wanted,
+            maximumLatency: latency,
             sink: { [lock, subscriberTable] sample in
                 lock.lock()
                 defer { lock.unlock() }
@@ -278,13 +317,19 @@ public final class SensorSubscription: @unchecked Sendable {
     public let sensor: SensorKind
     /// The clamped interval, seconds.
     public let interval: TimeInterval
+    /// How late the samples may arrive, seconds (0: as soon as possible); never negative.
+    public let maximumLatency: TimeInterval
     var decimator: Decimator
     let receive: @Sendable (SensorSample) -> Void
 
-    init(id: Int, sensor: SensorKind, interval: TimeInterval, devicePeriod: Double, receive: @escaping @Sendable (SensorSample) -> Void) {
+    init(
+        id: Int, sensor: SensorKind, interval: TimeInterval, maximumLatency: TimeInterval = 0, devicePeriod: Double,
+        receive: @escaping @Sendable (SensorSample) -> Void
+    ) {
         self.id = id
         self.sensor = sensor
         self.interval = interval
+        self.maximumLatency = maximumLatency.isFinite ? max(0, maximumLatency) : (maximumLatency > 0 ? .greatestFiniteMagnitude : 0)
         self.decimator = Decimator(interval: interval, devicePeriod: devicePeriod)
         self.receive = receive
     }

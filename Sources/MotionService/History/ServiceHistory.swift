@@ -85,10 +85,13 @@ extension MotionService {
 
 extension MotionService {
     /// Stops the device and writes everything the engines and recorders hold to the history, then closes
-    /// it: steps still being confirmed are decided, the accelerometer recorder's last batch is written.
+    /// it: the device's last batch is delivered, steps still being confirmed are decided, the accelerometer
+    /// recorder's last batch is written.
     /// The service delivers nothing afterwards. Used by `coremotiond` on SIGTERM.
     public func shutDown() {
-        device.run([:], sink: { _ in }, events: { _ in })
+        // The device's last batch (up to a second of samples when it batches for the background engines)
+        // still reaches the engines before they finish.
+        stopDevice()
         recorders.lock.lock()
         let pedometer = recorders.pedometer
         let accelerometer = recorders.accelerometer

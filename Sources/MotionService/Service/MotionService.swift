@@ -237,11 +237,23 @@ public final class MotionService: @unchecked Sendable {
         return latencies
     }
 
+    /// Set by ``stopDevice()``: nothing runs any more, whatever subscribers remain.
+    private var deviceStopped = false
+
+    /// Stops every sensor for good; what the device still holds (an IIO buffer's last batch) is delivered to
+    /// the subscribers first. Used when the service shuts down.
+    func stopDevice() {
+        lock.lock()
+        deviceStopped = true
+        lock.unlock()
+        reconfigure()
+    }
+
     private func reconfigure() {
         configurationLock.lock()
         defer { configurationLock.unlock() }
         lock.lock()
-        let wanted = rates()
+        let wanted = deviceStopped ? [:] : rates()
         let latency = latencies().filter { wanted[$0.key] != nil }
         lock.unlock()
         device.run(

@@ -9,6 +9,8 @@ struct Client {
 
 let clients: [String: Client] = [
     "foundation-through-coremotion": Client(device: "sim:still-face-up", run: foundationThroughCoreMotion),
+    "altimeter-vertical-speed": Client(device: "sim:elevator", run: altimeterVerticalSpeed),
+    "absolute-altitude": Client(device: "replay:Tests/Fixtures/recordings/sensorlogger/ios-climb?speed=4", run: absoluteAltitude),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -38,8 +38,11 @@ func bitIdentical(_ a: Recording, _ b: Recording, sourceLocation: SourceLocation
     #expect(a.reference.truthScored == b.reference.truthScored, sourceLocation: sourceLocation)
     #expect(a.reference.stepTimes.map(\.bitPattern) == b.reference.stepTimes.map(\.bitPattern), sourceLocation: sourceLocation)
     #expect(a.reference.stepTotal == b.reference.stepTotal, sourceLocation: sourceLocation)
-    #expect(a.reference.location.count == b.reference.location.count && zip(a.reference.location, b.reference.location).allSatisfy {
-        same($0.time, $1.time) && same($0.latitude, $1.latitude) && same($0.longitude, $1.longitude) && $0.altitude.map(\.bitPattern) == $1.altitude.map(\.bitPattern)
+    #expect(a.location.count == b.location.count && zip(a.location, b.location).allSatisfy {
+        same($0.time, $1.time) && same($0.latitude, $1.latitude) && same($0.longitude, $1.longitude)
+            && $0.altitude.map(\.bitPattern) == $1.altitude.map(\.bitPattern)
+            && $0.verticalAccuracy.map(\.bitPattern) == $1.verticalAccuracy.map(\.bitPattern)
+            && $0.ellipsoidalAltitude.map(\.bitPattern) == $1.ellipsoidalAltitude.map(\.bitPattern)
     }, "location", sourceLocation: sourceLocation)
     #expect(a.metadata.deviceName == b.metadata.deviceName, sourceLocation: sourceLocation)
     #expect(a.metadata.startDate?.timeIntervalSince1970.bitPattern == b.metadata.startDate?.timeIntervalSince1970.bitPattern, sourceLocation: sourceLocation)
@@ -82,8 +85,10 @@ func bitIdentical(_ a: Recording, _ b: Recording, sourceLocation: SourceLocation
         r.reference.activity = [TimedLabel(time: 0, label: "walking"), TimedLabel(time: 5, label: "odd, \"label\""), TimedLabel(time: 6, label: "")]
         r.reference.stepTimes = [0.25, 0.75, 1.3333333333333333]
         r.reference.stepTotal = 3
-        r.reference.location = [TimedLocation(time: -1.5, latitude: 39.297482679533644, longitude: -76.58991133946252, altitude: 12.775918052495662),
-                                TimedLocation(time: 2.7, latitude: 39.3, longitude: -76.6)]
+        r.location = [TimedLocation(time: -1.5, latitude: 39.297482679533644, longitude: -76.58991133946252, altitude: 46.18591789990777,
+                                    verticalAccuracy: 3, ellipsoidalAltitude: 12.775918052495662),
+                      TimedLocation(time: 2.7, latitude: 39.3, longitude: -76.6),
+                      TimedLocation(time: 3.1, latitude: 39.3, longitude: -76.6, ellipsoidalAltitude: -0.0)]
         return r
     }
 

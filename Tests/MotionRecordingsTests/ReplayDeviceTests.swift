@@ -77,3 +77,69 @@ final class Collected: @unchecked Sendable {
         #expect(device.sensors.keys.contains(.accelerometer))
     }
 }
+
+/// Collects what a device delivers, samples and fixes in one sequence.
+final class CollectedWithFixes: @unchecked Sendable {
+    enum Item: Equatable { case sample(SensorSample), fix(TimedLocation) }
+    private let lock = NSLock()
+    private var _items: [Item] = []
+    var items: [Item] { lock.lock(); defer { lock.unlock() }; return _items }
+    var fixes: [TimedLocation] { items.compactMap { if case .fix(let f) = $0 { f } else { nil } } }
+    func add(_ item: Item) { lock.lock(); _items.append(item); lock.unlock() }
+}
+
+@Suite struct ReplayLocationTests {
+    static let climb = Fixture.url("sensorlogger/ios-climb")
+
+    /// The replay device plays the recording's fixes on the samples' schedule, in time order with
+    /// them, stamped on the clock; the model and the location receiver come from the recording.
+    @Test func fixesPlayInOrderWithTheSamples() throws {
+        let recording = try RecordingReader.read(Self.climb)
+        #expect(recording.location.count == 31)
+        let clock = VirtualClock()
+        let start = clock.now
+        let device = try ReplayDevice.make(recording: recording, clock: clock)
+        #expect(device.model == "iPhone 13")
+        let receiver = try #require(device.locationDescription)
+        #expect(receiver.hasAltitude && abs(receiver.typicalInterval - 3) < 1e-9)
+        let got = CollectedWithFixes()
+        device.run([.barometer: 1], sink: { got.add(.sample($0)) }, events: { _ in })
+        device.runLocation { got.add(.fix($0)) }
+        clock.advance(by: 10)
+        let items = got.items
+        let times = items.map { item -> Double in
+            switch item {
+            case .sample(let s): s.time
+            case .fix(let f): f.time
+            }
+        }
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 <= $1 })
+        // No motion sensor: playback starts with the first barometer sample (0.2 s); the fix at 0 s
+        // plays at once, 0.2 s before the clock's start.
+        let fixes = got.fixes
+        #expect(fixes.count == 4)  // 0, 3, 6, 9 s
+        for (fix, original) in zip(fixes, recording.location) {
+            #expect(abs(fix.time - (start + original.time - 0.2)) < 1e-9)
+            #expect(fix.altitude == original.altitude && fix.verticalAccuracy == 3)
+        }
+        // Stopped, fixes pass by; started again, the last one that played comes first.
+        device.runLocation(nil)
+        clock.advance(by: 5)
+        #expect(got.fixes.count == 4)
+        device.runLocation { got.add(.fix($0)) }
+        let again = got.fixes
+        #expect(again.count == 5 && abs(again[4].time - (start + 15 - 0.2)) < 1e-9)  // the fix of 15 s (12 s passed by)
+    }
+
+    /// A recording without fixes has no location receiver, and nothing arrives.
+    @Test func noFixesNoReceiver() throws {
+        let recording = try RecordingReader.read(Fixture.url("broad/broad-01-excerpt.csv"))
+        let clock = VirtualClock()
+        let device = try ReplayDevice.make(recording: recording, clock: clock)
+        #expect(device.locationDescription == nil && device.model == nil)
+        let got = CollectedWithFixes()
+        device.runLocation { got.add(.fix($0)) }
+        clock.advance(by: 2)
+        #expect(got.items.isEmpty)
+    }
+}

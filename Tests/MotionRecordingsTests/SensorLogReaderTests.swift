@@ -15,7 +15,7 @@ import TestSupport
         #expect(r.barometer.map(\.kilopascals) == [101.325, 101.3244, 101.32405])
         #expect(r.reference.relativeAltitude.map(\.value) == [0, 0.05, 0.08])
         #expect(r.reference.attitude.count == 300)
-        #expect(r.reference.location.count == 3)
+        #expect(r.location.count == 3)
         #expect(r.reference.activity.map(\.label) == ["walking", "running"])
         #expect(abs(r.reference.activity[0].time - -4.2) < 1e-9)
         #expect(r.reference.cumulativeSteps.map(\.value) == [4, 8])
@@ -27,8 +27,11 @@ import TestSupport
         let start = try #require(r.metadata.startDate)
         #expect(abs(start.timeIntervalSince1970 - 1_724_328_727.869) < 0.003)
         #expect(abs(r.reference.cumulativeSteps[0].time - 1.18) < 0.003)
-        #expect(abs(r.reference.location[0].time - 0.0) < 0.003)
-        #expect(r.reference.location[0].altitude == 245.2)
+        #expect(abs(r.location[0].time - 0.0) < 0.003)
+        // locationAltitude(m) is Core Location's altitude above mean sea level; with its vertical accuracy.
+        #expect(r.location[0].altitude == 245.2)
+        #expect(r.location[0].verticalAccuracy != nil && r.location[0].fusableAltitude != nil)
+        #expect(r.location[0].ellipsoidalAltitude == nil)
     }
 
     @Test func appleIdentitiesHoldOnTheReadValues() throws {

@@ -8,6 +8,20 @@ import TestSupport
     static let iosZip = Fixture.url("sensorlogger/ios-walk.zip")
     static let android = Fixture.url("sensorlogger/android-walk")
 
+    /// The hand-made climb (barometer and GNSS only): fixes carry the altitude above mean sea level,
+    /// its vertical accuracy and the ellipsoidal height, converted once by the reader.
+    @Test func readsTheClimbLocation() throws {
+        let r = try RecordingReader.read(Fixture.url("sensorlogger/ios-climb"))
+        #expect(r.metadata.deviceName == "iPhone 13")
+        #expect(r.sensors == [.barometer])
+        #expect(r.barometer.count == 85)
+        #expect(r.location.count == 31)
+        let first = try #require(r.location.first)
+        #expect(first.time == 0 && first.altitude == 118.34874501593072 && first.verticalAccuracy == 3)
+        #expect(abs((first.ellipsoidalAltitude ?? 0) - (118.34874501593072 - 33.4)) < 1e-9)
+        #expect(r.notices.isEmpty, "\(r.notices)")
+    }
+
     /// The hand-made export: every conversion checked against the motion it was written from.
     @Test func readsTheHandMadeIOSExport() throws {
         let r = try RecordingReader.read(Self.ios)
@@ -22,8 +36,11 @@ import TestSupport
         #expect(r.barometer.first?.time == -0.3)
         #expect(r.reference.relativeAltitude.map(\.value) == [0, 0.08, 0.11])
         #expect(r.reference.cumulativeSteps.map(\.value) == [2, 3])
-        #expect(r.reference.location.first?.latitude == 51.752)
-        #expect(r.reference.location.first?.altitude == 52.5)
+        #expect(r.location.first?.latitude == 51.752)
+        // altitudeAboveMeanSeaLevel is the altitude; the column `altitude` is above the WGS 84 ellipsoid.
+        #expect(r.location.first?.altitude == 4.1)
+        #expect(r.location.first?.ellipsoidalAltitude == 52.5)
+        #expect(r.location.first?.verticalAccuracy == 3)
         #expect(r.accelerometer[0].time == 0.005)
         #expect(r.accelerometer[0].value == Vector3(0.20177699097089272, 0.07827066598764783, -0.9001914296559106))
         #expect(r.notices.isEmpty, "\(r.notices)")
@@ -110,7 +127,11 @@ import TestSupport
         #expect(r.reference.userAcceleration.count == 9199)
         #expect(r.reference.attitude.count == 9199)
         #expect(r.reference.heading.count == 9199)
-        #expect(r.reference.location.count == 22)
+        #expect(r.location.count == 22)
+        // Altitude above mean sea level (not the ellipsoidal `altitude` column, 33.41 m lower here).
+        #expect(r.location.first?.altitude == 46.18591789990777)
+        #expect(r.location.first?.ellipsoidalAltitude == 12.775918052495662)
+        #expect(r.location.allSatisfy { $0.fusableAltitude != nil })
         #expect(r.reference.cumulativeSteps.first?.value == 8)
         #expect(r.reference.cumulativeSteps.last?.value == 180)
         // Rates: ~100 Hz (median interval 9.93 ms).

@@ -1,8 +1,11 @@
 import Foundation
 import MotionClient
 
-/// Altitude from the barometer: relative to the first update, every second; and absolute when a
-/// reference is configured (`COREMOTION_SEA_LEVEL_PRESSURE=kPa` or `COREMOTION_ALTITUDE=metres`).
+/// Altitude from the barometer: relative to the first update, one update per barometer sample
+/// stamped with the sample's own time (about every 1.06 s, as an iPhone delivers); and absolute where
+/// the device has it: GNSS altitude fused with the barometer on a recording of an iPhone 12 or later
+/// (or of any phone with location fixes), or a configured reference (`COREMOTION_SEA_LEVEL_PRESSURE=kPa`
+/// or `COREMOTION_ALTITUDE=metres`) on live devices.
 open class CMAltimeter: NSObject {
     let provider: any MotionProvider
     private let lock = NSLock()
@@ -21,14 +24,20 @@ open class CMAltimeter: NSObject {
 
     /// Whether relative altitude is available: the device needs a barometer.
     open class func isRelativeAltitudeAvailable() -> Bool { MotionProviders.current.has(.barometer) }
-    /// Whether absolute altitude is available: a barometer and a configured reference.
+    /// Whether absolute altitude is available. It follows the device: a recording of an Apple device
+    /// has it as that model does (iPhone 12 and later, Apple Watch Series 6, SE and later); other
+    /// devices have it with a barometer and a reference (location fixes with altitude, or
+    /// `COREMOTION_SEA_LEVEL_PRESSURE` / `COREMOTION_ALTITUDE`).
     open class func isAbsoluteAltitudeAvailable() -> Bool { MotionProviders.current.isAbsoluteAltitudeAvailable }
     /// Authorization: the daemon's decision for this user and app, or `.authorized` in process.
     open class func authorizationStatus() -> CMAuthorizationStatus { Authorization.status }
 
-    /// Starts relative-altitude updates on `queue`: the first update is the reference (0 m), then one a
-    /// second, whether or not the altitude changed. No effect without a barometer; a second call replaces
-    /// the queue and handler.
+    /// Starts relative-altitude updates on `queue`: the first update is the reference (0 m), then one per
+    /// barometer sample (at most one per 1.06 s for a faster barometer), whether or not the altitude
+    /// changed. Each update's `timestamp` is its barometer sample's time and its relative altitude is
+    /// the altitude at that time (no smoothing lag), so Δ`relativeAltitude` / Δ`timestamp` of
+    /// consecutive updates is the vertical speed. No effect without a barometer; a second call
+    /// replaces the queue and handler.
     open func startRelativeAltitudeUpdates(to queue: OperationQueue, withHandler handler: @escaping CMAltitudeHandler) {
         stopRelativeAltitudeUpdates()
         guard provider.has(.barometer) else { return }
@@ -63,15 +72,15 @@ open class CMAltimeter: NSObject {
     }
 
     /// Starts absolute-altitude updates on `queue`, delivered when the altitude changes by at least the
-    /// reported precision. Without a reference (or a barometer) the handler gets `CMErrorNotAvailable`
-    /// once.
+    /// reported precision, from the first fix (or reference) on. Where absolute altitude is not
+    /// available (``isAbsoluteAltitudeAvailable()``) the handler gets `CMErrorNotAvailable` once.
     open func startAbsoluteAltitudeUpdates(to queue: OperationQueue, withHandler handler: @escaping CMAbsoluteAltitudeHandler) {
         stopAbsoluteAltitudeUpdates()
         let box = UncheckedBox(handler)
         guard provider.isAbsoluteAltitudeAvailable else {
             queue.addOperation {
                 box.value(nil, CMErrorNotAvailable.error(
-                    "absolute altitude needs a barometer and a reference: set COREMOTION_SEA_LEVEL_PRESSURE (kPa) or COREMOTION_ALTITUDE (m)"))
+                    "absolute altitude is not available on this device: it needs a barometer, and a recording of an iPhone 12 or later, location fixes with altitude, or a reference in COREMOTION_SEA_LEVEL_PRESSURE (kPa) or COREMOTION_ALTITUDE (m)"))
             }
             return
         }

@@ -118,8 +118,10 @@ struct FuseCommand: ParsableCommand {
         let location: GeographicLocation
         if let configured = try GeographicLocation.fromEnvironment() {
             location = configured
-        } else if let fix = recording.reference.location.first(where: { $0.latitude.isFinite && $0.longitude.isFinite }) {
-            location = GeographicLocation(latitude: fix.latitude, longitude: fix.longitude, altitude: fix.altitude ?? 0)
+        } else if let fix = recording.location.first(where: { $0.latitude.isFinite && $0.longitude.isFinite }) {
+            // The World Magnetic Model takes the height above the ellipsoid (within tens of metres of
+            // the altitude above sea level, which changes the declination by far less than 0.01°).
+            location = GeographicLocation(latitude: fix.latitude, longitude: fix.longitude, altitude: fix.ellipsoidalAltitude ?? fix.altitude ?? 0)
         } else {
             throw ValidationError("""
                 xTrueNorthZVertical needs the magnetic declination: pass --declination DEGREES or set \

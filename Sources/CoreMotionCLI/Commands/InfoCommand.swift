@@ -75,6 +75,10 @@ struct InfoReport: Codable, Equatable {
     var licence: String?
     var properties: [String: String]
     var sensors: [Sensor]
+    /// Location fixes (replayed beside the sensors), and how many carry an altitude above sea level
+    /// with a vertical accuracy (what the altimeter fuses).
+    var locationFixes: Int
+    var locationFixesWithAltitude: Int
     /// Reference streams present, with their number of entries.
     var reference: [String: Int]
     var stepTotal: Int?
@@ -95,13 +99,15 @@ struct InfoReport: Codable, Equatable {
                 sensor: kind.rawValue, unit: kind.unit, samples: times.count, rate: median > 0 ? 1 / median : 0,
                 first: times.first ?? 0, last: times.last ?? 0, duration: (times.last ?? 0) - (times.first ?? 0), gaps: gaps)
         }
+        locationFixes = recording.location.count
+        locationFixesWithAltitude = recording.location.filter { $0.fusableAltitude != nil }.count
         let r = recording.reference
         let counts: [(String, Int)] = [
             ("attitude", r.attitude.count), ("gravity", r.gravity.count), ("userAcceleration", r.userAcceleration.count),
             ("rotationRate", r.rotationRate.count), ("calibratedMagneticField", r.calibratedMagneticField.count),
             ("heading", r.heading.count), ("cumulativeSteps", r.cumulativeSteps.count), ("relativeAltitude", r.relativeAltitude.count),
             ("activity", r.activity.count), ("truthAttitude", r.truthAttitude.count), ("truthScored", r.truthScored.filter { $0 }.count),
-            ("stepTimes", r.stepTimes.count), ("location", r.location.count),
+            ("stepTimes", r.stepTimes.count),
         ]
         reference = Dictionary(uniqueKeysWithValues: counts.filter { $0.1 > 0 })
         stepTotal = r.stepTotal
@@ -132,6 +138,9 @@ struct InfoReport: Codable, Equatable {
             lines.append(Output.table(
                 ["sensor", "unit", "samples", "rate (Hz)", "from (s)", "to (s)", "duration (s)", "gaps"],
                 sensors.map { [$0.sensor, $0.unit, "\($0.samples)", Output.fixed($0.rate, 2), Output.fixed($0.first), Output.fixed($0.last), Output.fixed($0.duration), "\($0.gaps)"] }))
+        }
+        if locationFixes > 0 {
+            lines.append("location: \(locationFixes) fixes, \(locationFixesWithAltitude) with altitude above sea level and vertical accuracy")
         }
         lines.append("")
         if reference.isEmpty {

@@ -42,6 +42,27 @@ public enum DeviceEvent: Sendable, Hashable {
 /// Receives device events.
 public typealias DeviceEventSink = @Sendable (DeviceEvent) -> Void
 
+/// What a device's location receiver (a phone's GNSS) offers.
+public struct LocationDescription: Sendable, Hashable, Codable {
+    /// Human-readable name (the file the fixes come from).
+    public var name: String
+    /// Whether its fixes carry an altitude above mean sea level with a vertical accuracy (what the
+    /// altimeter fuses into absolute altitude).
+    public var hasAltitude: Bool
+    /// Typical interval between fixes, seconds.
+    public var typicalInterval: Double
+
+    public init(name: String, hasAltitude: Bool, typicalInterval: Double) {
+        self.name = name
+        self.hasAltitude = hasAltitude
+        self.typicalInterval = typicalInterval
+    }
+}
+
+/// Receives a device's location fixes, in time order with its samples, on the device's thread (or,
+/// on a virtual clock, on the thread that advances it).
+public typealias LocationSink = @Sendable (TimedLocation) -> Void
+
 /// A source of raw motion samples: Linux IIO hardware, a replayed recording, the simulator, or none.
 ///
 /// The service owns exactly one device per process. It asks for the sensors some client needs, at
@@ -75,6 +96,18 @@ public protocol MotionDevice: AnyObject, Sendable {
         _ rates: [SensorKind: Double], maximumLatency: [SensorKind: TimeInterval],
         sink: @escaping SampleSink, events: @escaping DeviceEventSink
     )
+
+    /// The hardware model the device is or recorded (e.g. `"iPhone 13"` for a recording of one), when
+    /// known; `nil` for Linux hardware, the simulator and recordings that do not say.
+    var model: String? { get }
+    /// The device's location receiver, or `nil` without one (the default).
+    var locationDescription: LocationDescription? { get }
+    /// Starts location fixes to `sink`, or stops them with `nil`; a later call replaces the sink.
+    ///
+    /// Fixes are stamped on ``clock`` and delivered in time order with the samples. When fixes start,
+    /// the device first delivers its last known fix, if any (as Core Location does), whose time is
+    /// then in the past. Without a location receiver nothing is delivered (the default).
+    func runLocation(_ sink: LocationSink?)
 }
 
 extension MotionDevice {
@@ -87,6 +120,10 @@ extension MotionDevice {
 
     /// True when the device has `sensor` now.
     public func has(_ sensor: SensorKind) -> Bool { sensors[sensor] != nil }
+
+    public var model: String? { nil }
+    public var locationDescription: LocationDescription? { nil }
+    public func runLocation(_ sink: LocationSink?) {}
 }
 
 /// A device without sensors (`COREMOTION_DEVICE=none`): nothing is available, nothing is delivered.

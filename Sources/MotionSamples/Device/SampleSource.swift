@@ -14,10 +14,16 @@ public protocol SampleSource: Sendable {
     mutating func rewind()
     /// The source time that plays at the moment the device is made; `nil` means the first sample's.
     var startTime: Double? { get }
+    /// Location fixes on the source's time axis, time-ordered (a recording's GNSS); none by default.
+    var locations: [TimedLocation] { get }
+    /// The hardware model the source recorded, when known; `nil` by default.
+    var model: String? { get }
 }
 
 extension SampleSource {
     public var startTime: Double? { nil }
+    public var locations: [TimedLocation] { [] }
+    public var model: String? { nil }
 }
 
 /// Merges the per-sensor arrays of a ``Recording`` into one time-ordered stream.
@@ -28,6 +34,10 @@ public struct RecordingSource: SampleSource {
     /// The first motion-sensor (accelerometer, gyroscope, magnetometer) sample time: a recording starts
     /// playing with its motion data, even when a slower sensor (a barometer) logged earlier.
     public let startTime: Double?
+    /// The recording's location fixes (``Recording/location``).
+    public let locations: [TimedLocation]
+    /// The recording's device model (``RecordingMetadata/deviceName``).
+    public let model: String?
 
     /// - Parameter recording: the recording; its sensors' nominal rates are measured from the
     ///   median sample interval.
@@ -47,6 +57,8 @@ public struct RecordingSource: SampleSource {
         self.sensors = sensors
         let motionStarts = [SensorKind.accelerometer, .gyroscope, .magnetometer].compactMap { recording.times(of: $0).first }
         self.startTime = motionStarts.min()
+        self.locations = recording.location
+        self.model = recording.metadata.deviceName
     }
 
     /// Rate from the median interval of `times` (Hz); 1 Hz for fewer than two samples.

@@ -11,10 +11,17 @@ import Foundation
 /// On a ``SystemClock`` a background thread wakes at each sample's time (batching samples due within
 /// the same millisecond). On a ``VirtualClock`` the samples are delivered synchronously inside
 /// `advance`, so a test sees every sample up to the new time as soon as `advance` returns.
+///
+/// The source's location fixes (``SampleSource/locations``) play on the same schedule, merged in time
+/// order with the samples, to the sink of ``runLocation(_:)``; the device remembers the last fix
+/// that played, delivered or not, and gives it first when fixes start. When the source loops,
+/// fixes later than its last sample are dropped.
 public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
     public let name: String
     public let clock: any MotionClock
     public let sensors: [SensorKind: SensorDescription]
+    public let model: String?
+    public let locationDescription: LocationDescription?
 
     /// Playback speed factor (2 = twice as fast).
     public let speed: Double
@@ -30,12 +37,17 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
     private var loopSpan: Double = 0
     private var ended = false
     private let origin: TimeInterval
+    private let fixes: [TimedLocation]
+    private var fixCursor = 0
+    /// The last fix that played (stamped on the clock), delivered or not.
+    private var lastFix: TimedLocation?
 
     // Run state, guarded by `stateLock`.
     private let stateLock = NSCondition()
     private var active: Set<SensorKind> = []
     private var sink: SampleSink?
     private var events: DeviceEventSink?
+    private var locationSink: LocationSink?
     private var driverRunning = false
     private var driverGeneration = 0
     private var observerToken: Int?
@@ -56,8 +68,19 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
         self.loop = loop
         self.source = source
         self.origin = clock.now
+        self.model = source.model
+        let fixes = source.locations
+        self.fixes = fixes
+        if fixes.isEmpty {
+            self.locationDescription = nil
+        } else {
+            let span = (fixes.last?.time ?? 0) - (fixes.first?.time ?? 0)
+            self.locationDescription = LocationDescription(
+                name: name, hasAltitude: fixes.contains { $0.fusableAltitude != nil },
+                typicalInterval: fixes.count > 1 ? span / Double(fixes.count - 1) / speed : 1)
+        }
         self.pending = self.source.next()
-        self.sourceStart = source.startTime ?? pending?.time
+        self.sourceStart = source.startTime ?? pending?.time ?? fixes.first?.time
         if let virtual = clock as? VirtualClock {
             observerToken = virtual.addObserver { [weak self] t in self?.emitDue(until: t) }
         }
@@ -74,11 +97,32 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
 
     public func run(_ rates: [SensorKind: Double], sink: @escaping SampleSink, events: @escaping DeviceEventSink) {
         stateLock.lock()
-        let wasIdle = active.isEmpty
+        let wasIdle = isIdle
         active = Set(rates.keys).intersection(sensors.keys)
         self.sink = sink
         self.events = events
-        let nowActive = !active.isEmpty
+        updateDriver(wasIdle: wasIdle)
+    }
+
+    public func runLocation(_ sink: LocationSink?) {
+        stateLock.lock()
+        let wasIdle = isIdle
+        let starting = locationSink == nil && sink != nil
+        locationSink = sink
+        updateDriver(wasIdle: wasIdle)
+        guard starting, let sink else { return }
+        // The last known fix first (under the cursor lock: in order with whatever plays next).
+        cursorLock.lock()
+        if let fix = lastFix { sink(fix) }
+        cursorLock.unlock()
+    }
+
+    /// Whether nothing is asked of the device. Caller holds `stateLock`.
+    private var isIdle: Bool { active.isEmpty && locationSink == nil }
+
+    /// Starts or stops the driver thread for the new state; called holding `stateLock`, returns without it.
+    private func updateDriver(wasIdle: Bool) {
+        let nowActive = !isIdle
         if clock.isVirtual {
             stateLock.unlock()
             return
@@ -104,11 +148,31 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
         stateLock.unlock()
     }
 
-    /// Discards the samples due up to `time`.
+    /// Discards the samples and fixes due up to `time` (remembering the last fix).
     private func skip(until time: TimeInterval) {
         cursorLock.lock()
         defer { cursorLock.unlock() }
-        while let s = pending, deviceTime(s.time) <= time { advanceCursor() }
+        while true {
+            if let fix = dueFix(until: time, before: pending.map { deviceTime($0.time) }) {
+                lastFix = fix
+            } else if let s = pending?.time, deviceTime(s) <= time {
+                advanceCursor()
+            } else {
+                break
+            }
+        }
+    }
+
+    /// The next fix, stamped on the clock and consumed, if it plays at or before `time` and not after
+    /// the next sample (`sampleTime`). Caller holds `cursorLock`.
+    private func dueFix(until time: TimeInterval, before sampleTime: TimeInterval?) -> TimedLocation? {
+        guard fixCursor < fixes.count else { return nil }
+        let t = deviceTime(fixes[fixCursor].time)
+        guard t <= time, sampleTime.map({ t <= $0 }) ?? true else { return nil }
+        var fix = fixes[fixCursor]
+        fix.time = t
+        fixCursor += 1
+        return fix
     }
 
     /// Moves to the next sample, looping if asked. Caller holds `cursorLock`.
@@ -121,25 +185,34 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
             loopOffset += loopSpan
             source.rewind()
             pending = source.next()
+            // Fixes later than the last sample are dropped; the next pass plays them all again.
+            fixCursor = 0
         }
     }
 
-    /// Delivers every due sample of an active sensor, up to clock time `time`.
+    /// Delivers every due sample of an active sensor, and every due fix when fixes run, up to clock
+    /// time `time`.
     func emitDue(until time: TimeInterval) {
         stateLock.lock()
         let active = self.active
         let sink = self.sink
         let events = self.events
+        let locationSink = self.locationSink
         stateLock.unlock()
         cursorLock.lock()
         var endedNow = false
-        while let s = pending {
-            let t = deviceTime(s.time)
-            if t > time { break }
+        while true {
+            let sampleTime = pending.map { deviceTime($0.time) }
+            if let fix = dueFix(until: time, before: sampleTime) {
+                lastFix = fix
+                locationSink?(fix)
+                continue
+            }
+            guard let s = pending, let t = sampleTime, t <= time else { break }
             advanceCursor()
             if active.contains(s.sensor), let sink { sink(s.at(time: t)) }
         }
-        if pending == nil && !ended {
+        if pending == nil && fixCursor >= fixes.count && !ended {
             ended = true
             endedNow = true
         }
@@ -147,11 +220,12 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
         if endedNow { events?(.endOfData) }
     }
 
-    /// The clock time of the next sample, if any.
+    /// The clock time of the next sample or fix, if any.
     private var nextDue: TimeInterval? {
         cursorLock.lock()
         defer { cursorLock.unlock() }
-        return pending.map { deviceTime($0.time) }
+        let fix = fixCursor < fixes.count ? deviceTime(fixes[fixCursor].time) : nil
+        return [pending.map { deviceTime($0.time) }, fix].compactMap { $0 }.min()
     }
 
     private func drive(generation: Int) {

@@ -15,6 +15,9 @@ public struct Recording: Sendable {
     public var magnetometer: [TimedVector]
     /// Pressure, kPa.
     public var barometer: [PressureReading]
+    /// Location fixes of the device's satellite receiver (GNSS), time-ordered: a side channel beside the
+    /// four sensors, replayed to the service (absolute altitude) like a sensor's samples.
+    public var location: [TimedLocation]
     /// Apple's own processed outputs and ground truth found in the file: evaluation data, never replayed.
     public var reference: ReferenceData
     /// What the reader skipped or noticed, by the documented policy.
@@ -26,6 +29,7 @@ public struct Recording: Sendable {
         gyroscope: [TimedVector] = [],
         magnetometer: [TimedVector] = [],
         barometer: [PressureReading] = [],
+        location: [TimedLocation] = [],
         reference: ReferenceData = ReferenceData(),
         notices: [RecordingNotice] = []
     ) {
@@ -34,6 +38,7 @@ public struct Recording: Sendable {
         self.gyroscope = gyroscope
         self.magnetometer = magnetometer
         self.barometer = barometer
+        self.location = location
         self.reference = reference
         self.notices = notices
     }
@@ -178,22 +183,47 @@ public struct ReferenceData: Sendable {
     public var stepTimes: [Double] = []
     /// Ground-truth step total for the recording, when the data set gives one.
     public var stepTotal: Int?
-    /// Location fixes (latitude°, longitude°, altitude m).
-    public var location: [TimedLocation] = []
 
     public init() {}
 }
 
-/// A geographic fix.
+/// A location fix of the device's satellite receiver (GNSS), as Core Location's `CLLocation` gives it.
+///
+/// Readers convert once: ``altitude`` is always the height above mean sea level (Core Location's
+/// `altitude`, an orthometric height), never the height above the WGS 84 ellipsoid, which goes to
+/// ``ellipsoidalAltitude`` when the file has it.
 public struct TimedLocation: Sendable, Hashable, Codable {
+    /// Time of the fix, seconds (on the recording's time axis, or on the device's clock once replayed).
     public var time: Double
+    /// Latitude, degrees north (WGS 84).
     public var latitude: Double
+    /// Longitude, degrees east (WGS 84).
     public var longitude: Double
+    /// Altitude above mean sea level, m; `nil` when the fix has none.
     public var altitude: Double?
-    public init(time: Double, latitude: Double, longitude: Double, altitude: Double? = nil) {
+    /// Uncertainty of ``altitude`` (about one standard deviation, Core Location's `verticalAccuracy`), m;
+    /// `nil` when unknown or invalid (Core Location reports a negative value then).
+    public var verticalAccuracy: Double?
+    /// Height above the WGS 84 ellipsoid (Core Location's `ellipsoidalAltitude`), m, when the file has it
+    /// (the World Magnetic Model takes this height).
+    public var ellipsoidalAltitude: Double?
+
+    public init(
+        time: Double, latitude: Double, longitude: Double, altitude: Double? = nil,
+        verticalAccuracy: Double? = nil, ellipsoidalAltitude: Double? = nil
+    ) {
         self.time = time
         self.latitude = latitude
         self.longitude = longitude
         self.altitude = altitude
+        self.verticalAccuracy = verticalAccuracy
+        self.ellipsoidalAltitude = ellipsoidalAltitude
+    }
+
+    /// The altitude above mean sea level and its uncertainty (m), when both are finite and the
+    /// uncertainty is positive: what the altimeter can fuse. `nil` otherwise.
+    public var fusableAltitude: (metres: Double, accuracy: Double)? {
+        guard let a = altitude, let v = verticalAccuracy, a.isFinite, v.isFinite, v > 0 else { return nil }
+        return (a, v)
     }
 }

@@ -1,15 +1,17 @@
 import Foundation
 import MotionEngine
 
-/// A relative/absolute altitude stream for one client: its own altimeter engine fed by the barometer,
-/// so that each client's first update is its own zero.
+/// A relative/absolute altitude stream for one client: its own altimeter engine fed by the barometer
+/// (and by the device's location fixes for absolute altitude from GNSS), so that each client's first
+/// update is its own zero.
 public final class AltimeterClient: @unchecked Sendable {
     private var engine: AltimeterEngine
     private var subscription: SensorSubscription?
+    private var locationSubscription: LocationSubscription?
     let receive: @Sendable (AltitudeValue) -> Void
 
-    init(reference: AltimeterEngine.Reference, receive: @escaping @Sendable (AltitudeValue) -> Void) {
-        engine = AltimeterEngine(configuration: .init(reference: reference))
+    init(configuration: AltimeterEngine.Configuration, receive: @escaping @Sendable (AltitudeValue) -> Void) {
+        engine = AltimeterEngine(configuration: configuration)
         self.receive = receive
     }
 
@@ -23,8 +25,15 @@ public final class AltimeterClient: @unchecked Sendable {
         }
     }
 
+    /// Called under the service's lock, in time order with the samples.
+    fileprivate func take(_ fix: TimedLocation) {
+        engine.add(fix)
+    }
+
     fileprivate func attach(_ s: SensorSubscription?) { subscription = s }
     fileprivate var attached: SensorSubscription? { subscription }
+    fileprivate func attachLocation(_ s: LocationSubscription?) { locationSubscription = s }
+    fileprivate var attachedLocation: LocationSubscription? { locationSubscription }
 }
 
 extension MotionService {
@@ -51,28 +60,58 @@ extension MotionService {
         return nil
     }
 
-    /// Whether absolute altitude is available: a barometer and a configured reference.
+    /// Whether absolute altitude is available; it follows the device:
+    ///
+    /// - without a barometer, never;
+    /// - a device whose ``MotionDevice/model`` is an Apple model (a recording of an iPhone) has it as
+    ///   that model does (``AbsoluteAltitudeSupport``: iPhone 12 and later, Apple Watch Series 6, SE and
+    ///   later);
+    /// - any other device (Linux hardware, the simulator, an Android recording) has it when it knows a
+    ///   reference: location fixes with altitude, or `COREMOTION_SEA_LEVEL_PRESSURE` /
+    ///   `COREMOTION_ALTITUDE`.
     public var isAbsoluteAltitudeAvailable: Bool {
-        has(.barometer) && ((try? MotionService.altitudeReference()) ?? nil) != nil
+        guard has(.barometer) else { return false }
+        if let model = device.model, let supported = AbsoluteAltitudeSupport.supports(model: model) {
+            return supported
+        }
+        return device.locationDescription?.hasAltitude == true || ((try? MotionService.altitudeReference()) ?? nil) != nil
     }
 
-    /// Starts altitude updates from the barometer; `receive` runs under the service's lock. Returns `nil`
-    /// without a barometer.
+    /// The reference absolute altitude updates would use now: the device's GNSS fixes when it has
+    /// some with altitude, otherwise the environment's; `.none` when absolute altitude is unavailable.
+    func absoluteAltitudeReference() -> AltimeterEngine.Reference {
+        guard isAbsoluteAltitudeAvailable else { return .none }
+        if device.locationDescription?.hasAltitude == true { return .locationFixes }
+        switch (try? MotionService.altitudeReference()) ?? nil {
+        // A sea-level pressure from a weather report: ±0.1 kPa (about ±8 m).
+        case .seaLevelPressure(let kPa)?: return .seaLevelPressure(kilopascals: kPa, uncertainty: 0.1)
+        // A known altitude where updates start: ±1 m.
+        case .knownAltitude(let metres)?: return .knownAltitude(metres: metres, accuracy: 1, time: clock.now)
+        case nil: return .none
+        }
+    }
+
+    /// Starts altitude updates from the barometer (one per barometer sample at the iPhone's cadence,
+    /// stamped with the sample's time); `receive` runs under the service's lock. With `absolute`, the
+    /// updates carry absolute altitude from ``absoluteAltitudeReference()`` (GNSS fixes fused with the
+    /// barometer, or the environment's reference) once it is known. Returns `nil` without a barometer.
     public func startAltitudeUpdates(
         absolute: Bool, receive: @escaping @Sendable (AltitudeValue) -> Void
     ) -> AltimeterClient? {
         guard has(.barometer) else { return nil }
-        var reference = AltimeterEngine.Reference.none
-        if absolute, let setting = (try? MotionService.altitudeReference()) ?? nil {
-            switch setting {
-            // A sea-level pressure from a weather report: ±0.1 kPa (about ±8 m).
-            case .seaLevelPressure(let kPa): reference = .seaLevelPressure(kilopascals: kPa, uncertainty: 0.1)
-            // A known altitude where updates start: ±1 m.
-            case .knownAltitude(let metres): reference = .knownAltitude(metres: metres, accuracy: 1, time: clock.now)
-            }
+        let reference = absolute ? absoluteAltitudeReference() : .none
+        // The barometer runs at its fastest (interval 0): its period is known. A recording or scene
+        // played faster keeps one update per recorded sample (the cadence scales with the speed).
+        let speed = (device as? ScheduledDevice)?.speed ?? 1
+        let configuration = AltimeterEngine.Configuration(
+            updateInterval: AltimeterEngine.iPhoneUpdateInterval / speed, reference: reference,
+            samplePeriod: sensorDescription(.barometer).map { 1 / $0.maximumRate })
+        let client = AltimeterClient(configuration: configuration, receive: receive)
+        if case .locationFixes = reference {
+            // Fixes first: the last known one waits in the engine for the first barometer sample.
+            client.attachLocation(subscribeLocation { [weak client] fix in client?.take(fix) })
         }
-        let client = AltimeterClient(reference: reference, receive: receive)
-        let s = subscribe(to: .barometer, interval: 0) { [weak client] sample in client?.take(sample) }
+        let s = subscribe(to: .barometer, interval: 0, everySample: true) { [weak client] sample in client?.take(sample) }
         client.attach(s)
         return client
     }
@@ -80,7 +119,9 @@ extension MotionService {
     /// Stops altitude updates.
     public func stopAltitudeUpdates(_ client: AltimeterClient) {
         if let s = client.attached { cancel(s) }
+        if let l = client.attachedLocation { cancel(l) }
         client.attach(nil)
+        client.attachLocation(nil)
     }
 }
 

@@ -29,6 +29,8 @@ public final class MotionService: @unchecked Sendable {
     /// instead of the service weakly: a weakly referenced object's every retain and release takes the
     /// runtime's slow path, once per sample (measured: half of the API's per-sample delivery cost).
     private let subscriberTable = SubscriberTable()
+    /// Subscribers to the device's location fixes, and the last fix, guarded by `lock`.
+    private let locationTable = LocationSubscriberTable()
     private var nextID = 0
     private var lostSensors: Set<SensorKind> = []
     private var reachedEnd = false
@@ -168,8 +170,12 @@ public final class MotionService: @unchecked Sendable {
     ///
     /// `receive` runs under the service's lock: it must be quick and must not call back into the
     /// service (hand the sample to a ``QueueDelivery`` instead).
+    ///
+    /// - Parameter everySample: pass every sample the device delivers, even one closer to the previous
+    ///   than the device's period (the engines that follow a sensor's own cadence, such as the
+    ///   altimeter, whose updates are the barometer's samples); the device runs at the rate `interval` asks.
     public func subscribe(
-        to sensor: SensorKind, interval: TimeInterval, maximumLatency: TimeInterval = 0,
+        to sensor: SensorKind, interval: TimeInterval, maximumLatency: TimeInterval = 0, everySample: Bool = false,
         receive: @escaping @Sendable (SensorSample) -> Void
     ) -> SensorSubscription? {
         guard let description = device.sensors[sensor] else { return nil }
@@ -180,6 +186,7 @@ public final class MotionService: @unchecked Sendable {
             id: nextID, sensor: sensor, interval: clamped, maximumLatency: maximumLatency,
             devicePeriod: 1 / description.maximumRate, receive: receive
         )
+        if everySample { subscription.decimator = Decimator(interval: 0, devicePeriod: 0) }
         subscriberTable.lists[sensor.index].append(subscription)
         lock.unlock()
         reconfigure()
@@ -270,6 +277,57 @@ public final class MotionService: @unchecked Sendable {
         )
     }
 
+    // MARK: Location
+
+    /// What the device's location receiver offers, or `nil` without one (a replayed recording with
+    /// location fixes has one; Linux hardware and the simulator do not).
+    public var locationDescription: LocationDescription? { device.locationDescription }
+
+    /// Subscribes to the device's location fixes, delivered to `receive` on the device's thread under
+    /// the service's lock, in time order with the samples. A new subscriber first gets the last known
+    /// fix, if any (its time is then in the past). Returns `nil` when the device has no location receiver.
+    public func subscribeLocation(receive: @escaping @Sendable (TimedLocation) -> Void) -> LocationSubscription? {
+        guard device.locationDescription != nil else { return nil }
+        lock.lock()
+        nextID += 1
+        let subscription = LocationSubscription(id: nextID, receive: receive)
+        locationTable.subscribers.append(subscription)
+        let first = locationTable.subscribers.count == 1
+        if let fix = locationTable.lastFix { receive(fix) }
+        lock.unlock()
+        if first { reconfigureLocation() }
+        return subscription
+    }
+
+    /// Ends a location subscription; fixes stop when no one else needs them.
+    public func cancel(_ subscription: LocationSubscription) {
+        lock.lock()
+        locationTable.subscribers.removeAll { $0 === subscription }
+        let last = locationTable.subscribers.isEmpty
+        lock.unlock()
+        if last { reconfigureLocation() }
+    }
+
+    private func reconfigureLocation() {
+        configurationLock.lock()
+        defer { configurationLock.unlock() }
+        lock.lock()
+        let wanted = !locationTable.subscribers.isEmpty
+        if !wanted { locationTable.lastFix = nil }
+        lock.unlock()
+        guard wanted else {
+            device.runLocation(nil)
+            return
+        }
+        let sink: LocationSink = { [lock, locationTable] fix in
+            lock.lock()
+            defer { lock.unlock() }
+            locationTable.lastFix = fix
+            for subscription in locationTable.subscribers { subscription.receive(fix) }
+        }
+        device.runLocation(sink)
+    }
+
     private let observersLock = NSLock()
     private var eventObservers: [@Sendable (DeviceEvent) -> Void] = []
 
@@ -357,6 +415,23 @@ extension SensorKind {
         case .barometer: 3
         }
     }
+}
+
+/// A subscription to the device's location fixes.
+public final class LocationSubscription: @unchecked Sendable {
+    public let id: Int
+    let receive: @Sendable (TimedLocation) -> Void
+
+    init(id: Int, receive: @escaping @Sendable (TimedLocation) -> Void) {
+        self.id = id
+        self.receive = receive
+    }
+}
+
+/// The service's location subscribers and the last fix delivered, guarded by the service's lock.
+final class LocationSubscriberTable: @unchecked Sendable {
+    var subscribers: [LocationSubscription] = []
+    var lastFix: TimedLocation?
 }
 
 /// The service's subscriber lists per sensor (indexed by `SensorKind.index`), guarded by the service's lock.

@@ -13,6 +13,8 @@ let clients: [String: Client] = [
     "main-queue-dispatch-main": Client(device: "sim:still-face-up", run: mainQueueDispatchMain),
     "main-queue-run-loop": Client(device: "sim:still-face-up", run: mainQueueRunLoop),
     "long-update-interval": Client(device: "sim:still-face-up", run: longUpdateInterval),
+    "altimeter-vertical-speed": Client(device: "sim:elevator", run: altimeterVerticalSpeed),
+    "absolute-altitude": Client(device: "replay:Tests/Fixtures/recordings/sensorlogger/ios-climb?speed=4", run: absoluteAltitude),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -25,6 +25,8 @@ enum NativeFormat {
         case activity = "ref.activity"
         case truth = "ref.truth"
         case step = "ref.step"
+        /// The location side channel (``MotionSamples/Recording/location``, replayed): named `ref.` so
+        /// that readers of the first version, which knew it as reference data, still read these files.
         case location = "ref.location"
 
         /// Number of value fields after `time,sensor` (a minimum where a field is optional).
@@ -36,7 +38,7 @@ enum NativeFormat {
             case .truth: 5  // w, x, y, z, scored (0/1)
             case .heading, .steps, .relativeAltitude, .activity: 1
             case .step: 0
-            case .location: 2  // latitude, longitude, then optional altitude
+            case .location: 2  // latitude, longitude, then optional altitude, vertical accuracy, ellipsoidal altitude
             }
         }
 

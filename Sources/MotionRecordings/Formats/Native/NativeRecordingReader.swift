@@ -155,15 +155,21 @@ enum NativeRecordingReader: FormatReader {
                     reference.truthScored.append(v4 == 1)
                 case .step: reference.stepTimes.append(t)
                 case .location:
-                    var altitude: Double?
-                    if rows.fieldCount > 4 && !rows.isEmpty(4) {
-                        guard let a = rows.double(4) else {
+                    // Optional fields 4, 5, 6: altitude above mean sea level, vertical accuracy,
+                    // ellipsoidal altitude (m); empty or absent means none.
+                    var optional: [Double?] = [nil, nil, nil]
+                    for (k, column) in ["altitude", "vertical accuracy", "ellipsoidal altitude"].enumerated() {
+                        let field = 4 + k
+                        guard rows.fieldCount > field && !rows.isEmpty(field) else { continue }
+                        guard let a = rows.double(field) else {
                             if !rows.terminated { notices.append(.truncated(fileName, line: line)); break rowLoop }
-                            throw rows.fail(fileName, field: 4, column: "altitude", expected: "an altitude in m or nothing")
+                            throw rows.fail(fileName, field: field, column: column, expected: "a number of metres or nothing")
                         }
-                        altitude = a
+                        optional[k] = a.isFinite ? a : nil
                     }
-                    reference.location.append(TimedLocation(time: t, latitude: v0, longitude: v1, altitude: altitude))
+                    recording.location.append(TimedLocation(
+                        time: t, latitude: v0, longitude: v1, altitude: optional[0],
+                        verticalAccuracy: optional[1].flatMap { $0 > 0 ? $0 : nil }, ellipsoidalAltitude: optional[2]))
                 }
             }
             for policy in policies { notices += try policy.finish() }

@@ -111,6 +111,19 @@ public final class NativeRecordingWriter: @unchecked Sendable {
         }
     }
 
+    /// Appends location fixes (``MotionSamples/Recording/location``), times taken as they are.
+    public func append(locations: [TimedLocation]) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        try requireOpen()
+        for row in Self.locationRows(locations) {
+            buffer.append(contentsOf: row.utf8)
+            buffer.append(0x0A)
+            rowCount += 1
+            if buffer.count >= flushThreshold { try writeBuffer() }
+        }
+    }
+
     /// Writes the buffered rows to the file.
     public func flush() throws {
         lock.lock()
@@ -196,10 +209,19 @@ public final class NativeRecordingWriter: @unchecked Sendable {
             rows.append("\(n(q.time)),\(NativeFormat.Kind.truth.rawValue),\(n(q.value.w)),\(n(q.value.x)),\(n(q.value.y)),\(n(q.value.z)),\(scored)")
         }
         for t in reference.stepTimes { rows.append("\(n(t)),\(NativeFormat.Kind.step.rawValue)") }
-        for l in reference.location {
-            rows.append("\(n(l.time)),\(NativeFormat.Kind.location.rawValue),\(n(l.latitude)),\(n(l.longitude))" + (l.altitude.map { "," + n($0) } ?? ""))
-        }
         return rows
+    }
+
+    /// The rows of location fixes: latitude, longitude, then altitude, vertical accuracy and
+    /// ellipsoidal altitude, each empty when unknown (trailing empty fields left out).
+    static func locationRows(_ fixes: [TimedLocation]) -> [String] {
+        let n = NativeFormat.number
+        return fixes.map { l in
+            var fields = [l.altitude, l.verticalAccuracy, l.ellipsoidalAltitude].map { $0.map(n) ?? "" }
+            while fields.last == "" { fields.removeLast() }
+            return "\(n(l.time)),\(NativeFormat.Kind.location.rawValue),\(n(l.latitude)),\(n(l.longitude))"
+                + fields.map { "," + $0 }.joined()
+        }
     }
 }
 
@@ -211,6 +233,7 @@ extension Recording {
         let writer = try NativeRecordingWriter(url: url, metadata: metadata, stepTotal: reference.stepTotal)
         var source = RecordingSource(self)
         while let sample = source.next() { try writer.append(sample) }
+        try writer.append(locations: location)
         try writer.append(reference: reference)
         try writer.close()
     }

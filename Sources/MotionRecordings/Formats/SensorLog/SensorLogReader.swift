@@ -25,7 +25,7 @@ import Foundation
 /// | `motionTimestamp_sinceReboot(s)`, `motionQuaternion{X,Y,Z,W}(R)`, `motionGravity*(G)`, `motionUserAcceleration*(G)`, `motionRotationRate*(rad/s)`, `motionMagneticField*(µT)`, `motionHeading(°)` | Apple's attitude, gravity, user acceleration, rotation rate, calibrated field, heading |
 /// | `activityTimestamp_sinceReboot(s)`, `activity(txt)` | ``ReferenceData/activity`` (Core Motion's vocabulary) |
 /// | `pedometerNumberofSteps(N)` at `pedometerEndDate(txt)` | ``ReferenceData/cumulativeSteps`` |
-/// | `locationTimestamp_since1970(s)`, `locationLatitude(WGS84)`, `locationLongitude(WGS84)`, `locationAltitude(m)` | ``ReferenceData/location`` |
+/// | `locationTimestamp_since1970(s)`, `locationLatitude(WGS84)`, `locationLongitude(WGS84)`, `locationAltitude(m)`, `locationVerticalAccuracy(m)` | ``Recording/location``: `locationAltitude(m)` is Core Location's `altitude`, above mean sea level; a vertical accuracy ≤ 0 means the altitude is invalid (none) |
 ///
 /// Time 0 is the earliest sensor timestamp (seconds since the phone booted). The wall clock of
 /// time 0 (``RecordingMetadata/startDate``) comes from `loggingTime`: a row is logged after its
@@ -126,6 +126,7 @@ enum SensorLogReader: FormatReader {
         var activityLabels: [String] = []
         var steps: [(Date, Double)] = []
         var locationAltitude: [Double?] = []
+        var locationVertical: [Double?] = []
         var motionField: [Double] = []
         var motionHeading: [Double] = []
         var clockOffset = Double.infinity  // wall clock (s since 1970) − sinceReboot, minimum over rows
@@ -162,6 +163,7 @@ enum SensorLogReader: FormatReader {
             let headingIndex = column(optionalMotion[3])
             hasHeading = headingIndex != nil && groups[motion].present
             let altitudeIndex = column("locationAltitude(m)")
+            let verticalIndex = column("locationVerticalAccuracy(m)")
             let activityTime = column("activityTimestamp_sinceReboot(s)")
             let activityText = column("activity(txt)")
             let stepCount = column("pedometerNumberofSteps(N)")
@@ -229,6 +231,7 @@ enum SensorLogReader: FormatReader {
                     groups[g].data.append(contentsOf: values[0..<groups[g].values.count])
                     if g == location {
                         locationAltitude.append(altitudeIndex.flatMap { $0 < rows.fieldCount ? rows.double($0) : nil })
+                        locationVertical.append(verticalIndex.flatMap { $0 < rows.fieldCount ? rows.double($0) : nil })
                     } else {
                         newest = max(newest, t)
                     }
@@ -318,8 +321,10 @@ enum SensorLogReader: FormatReader {
         if let start = recording.metadata.startDate {
             recording.reference.cumulativeSteps = steps.map { TimedScalar(time: $0.0.timeIntervalSince(start), value: $0.1) }
             let l = groups[location]
-            recording.reference.location = l.times.indices.map {
-                TimedLocation(time: l.times[$0] - start.timeIntervalSince1970, latitude: l.data[$0 * 2], longitude: l.data[$0 * 2 + 1], altitude: locationAltitude[$0])
+            recording.location = l.times.indices.map {
+                let vertical = locationVertical[$0].flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
+                return TimedLocation(time: l.times[$0] - start.timeIntervalSince1970, latitude: l.data[$0 * 2], longitude: l.data[$0 * 2 + 1],
+                                     altitude: locationAltitude[$0].flatMap { $0.isFinite ? $0 : nil }, verticalAccuracy: vertical)
             }
         } else if !steps.isEmpty || groups[location].present {
             notices.append(RecordingNotice(kind: .other, file: file.name, message: "no readable loggingTime: pedometer and location (wall-clock times) left out"))

@@ -16,7 +16,8 @@ import Foundation
 /// | `MagnetometerUncalibrated` / `Magnetometer` | µT | µT | raw magnetometer / ``ReferenceData/calibratedMagneticField`` |
 /// | `Barometer` | `pressure` hPa, `relativeAltitude` m | same | barometer kPa (÷ 10) / ``ReferenceData/relativeAltitude`` |
 /// | `Orientation` | quaternion, device → x-true-north z-up | Android rotation vector, device → ENU | ``ReferenceData/attitude`` (Android: rotated to x-north, Rz(−90°) ⊗ q) |
-/// | `Compass`, `Pedometer`, `Location`, `Activity` | | | heading °, cumulative steps, fixes, labels |
+/// | `Location` | `altitudeAboveMeanSeaLevel` m (iOS), `altitude` m above the WGS 84 ellipsoid, `verticalAccuracy` m (negative: invalid) | same, `altitudeAboveMeanSeaLevel` only where the export has it | ``Recording/location``: altitude = `altitudeAboveMeanSeaLevel`, ``TimedLocation/ellipsoidalAltitude`` = `altitude` |
+/// | `Compass`, `Pedometer`, `Activity` | | | heading °, cumulative steps, labels |
 ///
 /// Columns are found by name, so the iOS order `z,y,x` needs no special case. Times are
 /// `(time − recording epoch) / 10⁹` s, so t = 0 is `Metadata.csv`'s `recording epoch time`, which is
@@ -149,12 +150,7 @@ enum SensorLoggerReader: FormatReader {
             recording.reference.cumulativeSteps = try ColumnTable.read(file("Pedometer"), time: time, columns: ["steps"], stream: "pedometer", notices: &notices).scalars(0)
         }
         if has("Location") {
-            let header = try headerFields(file("Location"))
-            let columns = header.contains("altitude") ? ["latitude", "longitude", "altitude"] : ["latitude", "longitude"]
-            let table = try ColumnTable.read(file("Location"), time: time, columns: columns, stream: "location", notices: &notices)
-            recording.reference.location = (0..<table.count).map {
-                TimedLocation(time: table.times[$0], latitude: table.value($0, 0), longitude: table.value($0, 1), altitude: columns.count > 2 ? table.value($0, 2) : nil)
-            }
+            recording.location = try locations(file("Location"), time: time, notices: &notices)
         }
         if has("Activity") {
             recording.reference.activity = try labels(file("Activity"), origin: origin, column: "activity", notices: &notices)
@@ -291,6 +287,31 @@ enum SensorLoggerReader: FormatReader {
             }
         }
         return earliest
+    }
+
+    /// `Location.csv` as fixes: `altitudeAboveMeanSeaLevel` is the altitude (Core Location's `altitude`);
+    /// the column `altitude` is the height above the WGS 84 ellipsoid (the app's `UNITS.md`) and goes to
+    /// ``TimedLocation/ellipsoidalAltitude``; a negative or absent `verticalAccuracy` means none (then
+    /// the altitude is not fused). Without `altitudeAboveMeanSeaLevel` the fixes have no altitude.
+    static func locations(_ file: TextFile, time: ColumnTable.TimeColumn, notices: inout [RecordingNotice]) throws -> [TimedLocation] {
+        let header = try headerFields(file)
+        var columns = ["latitude", "longitude"]
+        func optional(_ name: String) -> Int? {
+            guard header.contains(name) else { return nil }
+            columns.append(name)
+            return columns.count - 1
+        }
+        let msl = optional("altitudeAboveMeanSeaLevel")
+        let vertical = optional("verticalAccuracy")
+        let ellipsoidal = optional("altitude")
+        let table = try ColumnTable.read(file, time: time, columns: columns, stream: "location", notices: &notices)
+        return (0..<table.count).map { i in
+            let accuracy = vertical.map { table.value(i, $0) }.flatMap { $0 > 0 ? $0 : nil }
+            return TimedLocation(
+                time: table.times[i], latitude: table.value(i, 0), longitude: table.value(i, 1),
+                altitude: msl.map { table.value(i, $0) }, verticalAccuracy: accuracy,
+                ellipsoidalAltitude: ellipsoidal.map { table.value(i, $0) })
+        }
     }
 
     /// Text labels by time (`Activity.csv`).

@@ -89,7 +89,7 @@ struct DaemonSharingTests {
         defer { client.close() }
         let altitude = Counter()
         let s = client.subscribeAltitude(absolute: false) { altitude.add($0.relativeAltitude) }
-        #expect(eventually(timeout: 5) { altitude.count >= 2 })
+        #expect(eventually(timeout: 8) { altitude.count >= 2 }, "\(altitude.count) altitude updates")
         #expect(altitude.times.first == 0)
         s?.cancel()
         // A pedometer query answers from the daemon's history (no steps in a synthetic still device).

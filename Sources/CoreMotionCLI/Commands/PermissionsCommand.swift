@@ -16,6 +16,18 @@ struct PermissionsCommand: ParsableCommand {
         subcommands: [List.self, Grant.self, Deny.self, Reset.self]
     )
 
+    /// What grant, deny and reset take.
+    struct Target: ParsableArguments {
+        @Argument(help: "The app id.") var app: String
+        @OptionGroup var daemon: DaemonSocketOption
+        @Option(help: "Another user's decision (root only).") var user: UInt32?
+        @Flag(help: "Print JSON.") var json = false
+
+        func perform(_ operation: PermissionOperation) throws {
+            try PermissionsCommand.perform(operation, app: app, user: user, daemon: daemon, json: json)
+        }
+    }
+
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List this user's decisions.")
         @OptionGroup var daemon: DaemonSocketOption
@@ -26,29 +38,20 @@ struct PermissionsCommand: ParsableCommand {
 
     struct Grant: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Authorize APP for this user.")
-        @Argument(help: "The app id.") var app: String
-        @OptionGroup var daemon: DaemonSocketOption
-        @Option(help: "Another user's decision (root only).") var user: UInt32?
-        @Flag(help: "Print JSON.") var json = false
-        func run() throws { try PermissionsCommand.perform(.grant, app: app, user: user, daemon: daemon, json: json) }
+        @OptionGroup var target: Target
+        func run() throws { try target.perform(.grant) }
     }
 
     struct Deny: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Deny APP for this user.")
-        @Argument(help: "The app id.") var app: String
-        @OptionGroup var daemon: DaemonSocketOption
-        @Option(help: "Another user's decision (root only).") var user: UInt32?
-        @Flag(help: "Print JSON.") var json = false
-        func run() throws { try PermissionsCommand.perform(.deny, app: app, user: user, daemon: daemon, json: json) }
+        @OptionGroup var target: Target
+        func run() throws { try target.perform(.deny) }
     }
 
     struct Reset: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Forget the decision for APP (it becomes notDetermined).")
-        @Argument(help: "The app id.") var app: String
-        @OptionGroup var daemon: DaemonSocketOption
-        @Option(help: "Another user's decision (root only).") var user: UInt32?
-        @Flag(help: "Print JSON.") var json = false
-        func run() throws { try PermissionsCommand.perform(.reset, app: app, user: user, daemon: daemon, json: json) }
+        @OptionGroup var target: Target
+        func run() throws { try target.perform(.reset) }
     }
 
     static func perform(_ operation: PermissionOperation, app: String, user: UInt32?, daemon: DaemonSocketOption, json: Bool) throws {

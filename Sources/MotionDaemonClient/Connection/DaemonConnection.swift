@@ -295,7 +295,7 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
         streams[id] = entry
         lock.unlock()
         send(subscribe(id))
-        return DaemonStream(interval: interval) { [weak self] in self?.closeStream(id) }
+        return CancellableStream(interval: interval) { [weak self] in self?.closeStream(id) }
     }
 
     private func closeStream(_ id: UInt32) {
@@ -498,26 +498,6 @@ private final class StreamEntry: @unchecked Sendable {
         lock.unlock()
         logger.warning(
             "coremotiond dropped \(total) \(label) value(s) for this process: it did not read its socket fast enough (the oldest are dropped first)")
-    }
-}
-
-/// A stream handle given to the API.
-private final class DaemonStream: MotionSubscription, @unchecked Sendable {
-    let interval: TimeInterval
-    private let lock = NSLock()
-    private var stop: (@Sendable () -> Void)?
-
-    init(interval: TimeInterval, stop: @escaping @Sendable () -> Void) {
-        self.interval = interval
-        self.stop = stop
-    }
-
-    func cancel() {
-        lock.lock()
-        let stop = self.stop
-        self.stop = nil
-        lock.unlock()
-        stop?()
     }
 }
 

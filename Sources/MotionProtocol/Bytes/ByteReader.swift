@@ -66,19 +66,16 @@ public struct ByteReader {
 
     /// A UTF-8 string with a `u16` byte count, at most `limit` bytes.
     public mutating func string(_ field: StaticString, limit: Int) throws(ProtocolError) -> String {
-        let count = Int(try u16(field))
-        guard count <= limit else { throw .invalidValue(field: "\(field)", value: "\(count) bytes (at most \(limit))") }
-        let at = try take(count, field)
-        let slice = UnsafeRawBufferPointer(rebasing: bytes[at..<(at + count)])
-        guard let text = String(validating: slice.bindMemory(to: UInt8.self), as: UTF8.self) else {
-            throw .invalidValue(field: "\(field)", value: "bytes that are not UTF-8")
-        }
-        return text
+        try utf8(count: Int(try u16(field)), field, limit: limit)
     }
 
     /// A UTF-8 string with a `u32` byte count, at most `limit` bytes (JSON documents).
     public mutating func longString(_ field: StaticString, limit: Int) throws(ProtocolError) -> String {
-        let count = Int(try u32(field))
+        try utf8(count: Int(try u32(field)), field, limit: limit)
+    }
+
+    /// `count` bytes of UTF-8.
+    private mutating func utf8(count: Int, _ field: StaticString, limit: Int) throws(ProtocolError) -> String {
         guard count <= limit else { throw .invalidValue(field: "\(field)", value: "\(count) bytes (at most \(limit))") }
         let at = try take(count, field)
         let slice = UnsafeRawBufferPointer(rebasing: bytes[at..<(at + count)])

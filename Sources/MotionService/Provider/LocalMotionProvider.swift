@@ -34,7 +34,7 @@ public final class LocalMotionProvider: MotionProvider {
     ) -> (any MotionSubscription)? {
         guard let s = service.subscribe(to: sensor, interval: interval, receive: receive) else { return nil }
         let service = self.service
-        return LocalStream(interval: s.interval) { service.cancel(s) }
+        return CancellableStream(interval: s.interval) { service.cancel(s) }
     }
 
     public var availableReferenceFrames: Set<AttitudeReferenceFrame> { service.availableReferenceFrames }
@@ -44,7 +44,7 @@ public final class LocalMotionProvider: MotionProvider {
     ) -> (any MotionSubscription)? {
         guard let s = service.subscribeDeviceMotion(frame: frame, interval: interval, receive: receive) else { return nil }
         let service = self.service
-        return LocalStream(interval: s.interval) { service.cancel(s) }
+        return CancellableStream(interval: s.interval) { service.cancel(s) }
     }
 
     public var isAbsoluteAltitudeAvailable: Bool { service.isAbsoluteAltitudeAvailable }
@@ -52,7 +52,7 @@ public final class LocalMotionProvider: MotionProvider {
     public func subscribeAltitude(absolute: Bool, receive: @escaping @Sendable (AltitudeValue) -> Void) -> (any MotionSubscription)? {
         guard let client = service.startAltitudeUpdates(absolute: absolute, receive: receive) else { return nil }
         let service = self.service
-        return LocalStream(interval: 0) { service.stopAltitudeUpdates(client) }
+        return CancellableStream(interval: 0) { service.stopAltitudeUpdates(client) }
     }
 
     public func startPedometerRecording() {
@@ -62,14 +62,14 @@ public final class LocalMotionProvider: MotionProvider {
     public func subscribePedometer(from start: Date, receive: @escaping @Sendable (PedometerTotals) -> Void) -> (any MotionSubscription)? {
         guard service.has(.accelerometer), let session = service.startPedometerSession(from: start, receive: receive) else { return nil }
         let service = self.service
-        return LocalStream(interval: 0) { service.stopPedometerSession(session) }
+        return CancellableStream(interval: 0) { service.stopPedometerSession(session) }
     }
 
     public func subscribePedometerEvents(receive: @escaping @Sendable (PedometerPauseEvent) -> Void) -> (any MotionSubscription)? {
         guard service.has(.accelerometer) else { return nil }
         let client = service.startPedometerEvents(receive)
         let service = self.service
-        return LocalStream(interval: 0) { service.stopPedometerEvents(client) }
+        return CancellableStream(interval: 0) { service.stopPedometerEvents(client) }
     }
 
     public func pedometerTotals(from start: Date, to end: Date) throws -> PedometerTotals {
@@ -83,7 +83,7 @@ public final class LocalMotionProvider: MotionProvider {
     public func subscribeActivity(receive: @escaping @Sendable (ActivityReport) -> Void) -> (any MotionSubscription)? {
         guard let client = service.startActivityUpdates(receive) else { return nil }
         let service = self.service
-        return LocalStream(interval: 0) { service.stopActivityUpdates(client) }
+        return CancellableStream(interval: 0) { service.stopActivityUpdates(client) }
     }
 
     public func activityHistory(from start: Date, to end: Date) throws -> [ActivityReport] {
@@ -112,25 +112,5 @@ public final class LocalMotionProvider: MotionProvider {
         _ environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> AuthorizationStatus {
         environment["COREMOTION_AUTHORIZATION"].flatMap(AuthorizationStatus.init(name:)) ?? .authorized
-    }
-}
-
-/// A stream of the in-process service; cancelling runs `stop` once.
-final class LocalStream: MotionSubscription, @unchecked Sendable {
-    let interval: TimeInterval
-    private let lock = NSLock()
-    private var stop: (@Sendable () -> Void)?
-
-    init(interval: TimeInterval, stop: @escaping @Sendable () -> Void) {
-        self.interval = interval
-        self.stop = stop
-    }
-
-    func cancel() {
-        lock.lock()
-        let stop = self.stop
-        self.stop = nil
-        lock.unlock()
-        stop?()
     }
 }

@@ -135,6 +135,9 @@ public final class IIOEmulator: @unchecked Sendable {
         var heldScans = 0
         /// The buffer set-up the layout was taken from (while enabled).
         fileprivate var setup: BufferSetup?
+        /// A different set-up seen while enabled, taken only when the next check sees it again: a reader
+        /// rewriting an attribute file leaves it empty for an instant, which must not read as a new set-up.
+        fileprivate var candidateSetup: BufferSetup?
         /// Channel values of the latest tick, written to the attributes once per loop.
         var attributeCounts: [String: Double]?
 
@@ -324,7 +327,14 @@ public final class IIOEmulator: @unchecked Sendable {
         guard layoutInfo.hasBuffer else { return }
         let enabled = tree.get(state.name, "buffer/enable") == "1"
         let setup = enabled ? bufferSetup(state, layoutInfo: layoutInfo) : nil
-        if let setup, !state.enabled || state.fd < 0 || setup != state.setup {
+        var changedWhileEnabled = false
+        if let setup, state.enabled, state.fd >= 0, setup != state.setup {
+            changedWhileEnabled = setup == state.candidateSetup
+            state.candidateSetup = changedWhileEnabled ? nil : setup
+        } else {
+            state.candidateSetup = nil
+        }
+        if let setup, !state.enabled || state.fd < 0 || changedWhileEnabled {
             // (Re)enabled, or the reader closed the node: take the layout and clock as set now.
             var channels: [(name: String, index: Int, type: IIOScanType)] = []
             for c in layoutInfo.channels where setup.channels.contains(c.name) {

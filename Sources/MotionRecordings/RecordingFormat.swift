@@ -1,6 +1,6 @@
 import Foundation
 
-/// The recording formats this module reads (see `DEVICES.md`, "Formats to read").
+/// The recording formats this module reads (see `docs/conventions.md#recording-formats`).
 public enum RecordingFormat: String, CaseIterable, Sendable, Hashable, Codable, CustomStringConvertible {
     /// This project's own text format (`.cmrec`): written by ``NativeRecordingWriter``, read back losslessly.
     case native = "cmrec"

@@ -140,7 +140,7 @@ struct APIStatusTests {
 /// It reads the project's formatting: one declaration per line, a type's members on lines after its
 /// opening brace.
 enum PublicAPIScanner {
-    /// NSObject / NSCoding / NSCopying boilerplate that API.md leaves out.
+    /// NSObject / NSCoding / NSCopying boilerplate that API-STATUS.md does not list.
     static let boilerplate: Set<String> = ["description", "copy(with:)", "encode(with:)", "init(coder:)", "supportsSecureCoding"]
 
     static func scan(_ directory: URL) throws -> Set<String> {

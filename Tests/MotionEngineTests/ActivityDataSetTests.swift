@@ -37,7 +37,7 @@ struct ActivityDataSetTests {
         let twoToOne = try ActivityEvaluation.evaluate(
             ActivityEvaluation.qrowdCrossUser(trainUser: "2", testUser: "1", withMotionSense: true, withOxford: true), table: table)
         // Window by window. Measured: 1 → 2 0.904, 2 → 1 0.935. (Without the Oxford walks, 2 → 1 falls to
-        // 0.715 with the shipped seed, 0.930 with seed 7: user 1's cycling read as a vehicle; docs/activity.md.)
+        // 0.715 with the shipped seed, 0.930 with seed 7: user 1's cycling read as a vehicle; docs/notes/activity.md.)
         #expect(oneToTwo.macroF1 >= 0.85)
         #expect(twoToOne.macroF1 >= 0.9)
         // Tracked states (the tracker needs a confident 20 s to start a trip). Measured: 0.985 and 0.971.
@@ -55,7 +55,7 @@ struct ActivityDataSetTests {
         #expect(r.trackedMacroF1 >= 0.95)
         // Cross data set: the shipped model's other data (QROWD, the Oxford walks), no MotionSense in training.
         // Measured: 0.955 (windows), 0.974 (tracked); 0.924 and 0.909 with seed 7. (QROWD alone: 0.870 and
-        // 0.909, its walking read as running at times; docs/activity.md.)
+        // 0.909, its walking read as running at times; docs/notes/activity.md.)
         let crossDataSet = try ActivityEvaluation.evaluate(ActivityEvaluation.qrowdToMotionSense(withOxford: true), table: table)
         #expect(crossDataSet.macroF1 >= 0.9)
         #expect(crossDataSet.trackedMacroF1 >= 0.9)

@@ -57,8 +57,9 @@ struct StepsTests {
         #expect(errors.count == 110)
         // The 2 % target is missed: one step is 2.6–3.3 % of a trial, so a 2 % median needs more than
         // half of the trials exact to the step; 43 of 110 are. The misses sit at the U-turn, the gait
-        // initiation and the closing step (docs/pedometer.md). `PedometerRun` feeds the IMU's gyroscope:
-        // every trial counts the same with and without it (what it was tried for: docs/pedometer.md).
+        // initiation and the closing step (docs/notes/pedometer.md#ipol-gait). `PedometerRun` feeds the
+        // IMU's gyroscope: every trial counts the same with and without it (what it was tried for: the
+        // same notes).
         #expect(Stats.percentile(errors, 50) <= 2.8)  // measured 2.74 %
         #expect(Stats.percentile(errors, 90) <= 6.5)  // measured 6.25 %
     }
@@ -135,7 +136,7 @@ struct StepsTests {
             let cycling = try Simulation(scene: SceneCatalog.scene(named: "cycling"), seed: seed).recording(duration: 96)
             // Measured, seeds 0–2: 3, 9, 9 steps, all in the ride-in (6–7.6 s) and ride-out (90–94 s)
             // transitions, where the pedalling fades in or out; none while pedalling steadily. (2 each with
-            // the simulator's earlier pure-tone pedalling, docs/pedometer.md.)
+            // the simulator's earlier pure-tone pedalling, docs/notes/pedometer.md.)
             let steps = PedometerRun(cycling).steps
             #expect(!steps.contains { $0 > 10 && $0 < 88 }, "seed \(seed): \(steps)")
             #expect(steps.count <= 10, "seed \(seed): \(steps)")

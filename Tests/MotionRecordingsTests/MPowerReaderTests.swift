@@ -28,7 +28,7 @@ import TestSupport
         #expect(r.accelerometer[0].value == Vector3(0.488391369581222, 0.871670663356781, 0.0407941974699497) + Vector3(-0.109668217599392, -0.206601068377495, 0.0452806316316128))
         #expect(r.reference.attitude[0].value == Quaternion(w: 0.692525599915805, x: -0.627623542529534, y: 0.355648404360719, z: -0.00334586305863804))
         #expect(r.reference.rotationRate == r.gyroscope)
-        // Measured: 2.98e-8 g between Apple's attitude and Apple's gravity (DEVICES.md formula).
+        // Measured: 2.98e-8 g between Apple's attitude and Apple's gravity (formula of docs/conventions.md#gravity-from-the-attitude).
         #expect(worstAttitudeGravity(r) < 1e-7)
         #expect(abs(1 / medianInterval(r.times(of: .accelerometer)) - 99.9) < 0.2)
         #expect(r.notices.isEmpty)

@@ -168,7 +168,7 @@ import TestSupport
         #expect(worst < 1e-6)
         #expect(lags.first! > 0.00247 && lags.last! < 0.00249)
 
-        // Apple's attitude against Apple's gravity with DEVICES.md's formula.
+        // Apple's attitude against Apple's gravity with the formula of docs/conventions.md#gravity-from-the-attitude.
         var worstAttitude = 0.0
         for (q, g) in zip(r.reference.attitude, r.reference.gravity) {
             let (w, x, y, z) = (q.value.w, q.value.x, q.value.y, q.value.z)

@@ -58,7 +58,7 @@ enum SimTest {
     }
 
     /// Gravity in device axes from an attitude, by the formula measured on iPhone data in
-    /// `spec/DEVICES.md`: −(third row of R).
+    /// `docs/conventions.md#gravity-from-the-attitude`: −(third row of R).
     static func appleGravity(_ q: Quaternion) -> Vector3 {
         let (w, x, y, z) = (q.w, q.x, q.y, q.z)
         return Vector3(-2 * (x * z - w * y), -2 * (y * z + w * x), -(1 - 2 * (x * x + y * y)))

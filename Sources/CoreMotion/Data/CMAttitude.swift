@@ -5,7 +5,7 @@ import MotionSamples
 /// The orientation of the device relative to a reference frame (``CMAttitudeReferenceFrame``), as a
 /// quaternion, a rotation matrix or Euler angles.
 ///
-/// Conventions (measured on a real iPhone, `spec/DEVICES.md`): the quaternion rotates device axes
+/// Conventions (measured on a real iPhone, `docs/conventions.md#attitude`): the quaternion rotates device axes
 /// into the reference frame; the Euler angles satisfy R = Rz(yaw)·Rx(pitch)·Ry(roll), so
 /// pitch ∈ [−π/2, π/2] is about x, roll ∈ (−π, π] about y and yaw ∈ (−π, π] about z.
 open class CMAttitude: NSObject, NSCopying, NSSecureCoding {
@@ -83,7 +83,7 @@ open class CMAttitude: NSObject, NSCopying, NSSecureCoding {
     }
 }
 
-/// The two conventions that Apple does not document, settled with evidence in `docs/fusion.md` and
+/// The two conventions that Apple does not document, settled with evidence in `docs/fusion.md#apples-conventions` and
 /// implemented beside the samples (`MotionSamples.rotationMatrix(of:)`, `relativeAttitude(_:toReference:)`).
 enum AttitudeConventions {
     /// `CMRotationMatrix` of an attitude quaternion: the transpose of R, whose rows are the reference

@@ -43,7 +43,7 @@ struct FusionRun {
     }
 }
 
-/// What the gait detector saw during one run, printed with `COREMOTION_TRACE_GAIT` (docs/fusion.md §6).
+/// What the gait detector saw during one run, printed with `COREMOTION_TRACE_GAIT` (docs/notes/fusion.md#gait-aware-correction).
 struct GaitTrace {
     /// Whether `COREMOTION_TRACE_GAIT` is set (any value).
     static let isEnabled = ProcessInfo.processInfo.environment["COREMOTION_TRACE_GAIT"] != nil

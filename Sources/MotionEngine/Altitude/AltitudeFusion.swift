@@ -19,7 +19,7 @@ import Foundation
 /// has moved far from where the fixes calibrated it. Pure value type, no allocation.
 ///
 /// The constants were set from physics and published GNSS error behaviour, not tuned on a recording
-/// (docs/altimeter.md says how, and what other values would give).
+/// (docs/altimeter.md says how; docs/notes/altimeter.md what other values would give).
 public struct AltitudeFusion: Sendable, Hashable {
     /// Correlation time of the GNSS altitude error, s.
     public static let correlationTime = 300.0

@@ -12,7 +12,8 @@ extension FusionFilter {
         public var accelerometerTimeConstant = 2.5
         /// Accelerometer time constant while walking or running (``FusionFilter/isWalking``), seconds;
         /// 0 turns the gait-aware correction off. Periodic user acceleration averages out over a
-        /// stride, so the gyroscope is trusted longer than during arbitrary motion (`docs/fusion.md` §6).
+        /// stride, so the gyroscope is trusted longer than during arbitrary motion
+        /// (`docs/notes/fusion.md#gait-aware-correction`).
         public var gaitTimeConstant = 10.0
         /// With ``gaitTimeConstant``: whether, when walking begins, the gyro bias falls back to the
         /// last one from rest (or restored from an earlier session) with its initial uncertainty (the
@@ -28,8 +29,8 @@ extension FusionFilter {
         /// Alternatively to the rotation: smallest ratio of the impact power of the (25 Hz) specific
         /// force — the mean square of its second difference — to its variance that counts as gait: feet
         /// strike the ground once a step, a hand moving the device back and forth does not (pocket
-        /// walks 1.1–4.9, BROAD's hand-held movements 0.1–1.2; `docs/fusion.md` §6). 0 turns this
-        /// alternative off.
+        /// walks 1.1–4.9, BROAD's hand-held movements 0.1–1.2;
+        /// `docs/notes/fusion.md#gait-aware-correction`). 0 turns this alternative off.
         public var gaitImpactThreshold = 2.0
         /// Smallest standard deviation of the specific force's norm that counts as locomotion, g.
         public var gaitMinimumAmplitude = 0.3

@@ -2,7 +2,8 @@ import Foundation
 
 // Apple's attitude conventions. `q` always rotates device axes into the reference frame
 // (v_reference = q ⊗ v_device ⊗ q*), and R = R(q) is its matrix (measured on a real iPhone,
-// spec/DEVICES.md). The two points the documentation leaves open are settled in docs/fusion.md.
+// docs/conventions.md#attitude). The two points the documentation leaves open are settled in
+// docs/fusion.md#apples-conventions.
 
 /// `CMAttitude.rotationMatrix` for attitude `q`: the **transpose** of R(q).
 ///
@@ -37,7 +38,7 @@ public func gravity(of q: Quaternion) -> Vector3 {
 /// azimuth of the top of the device (its +y axis), degrees clockwise from north, in [0, 360).
 ///
 /// Equal to `(−yaw − 90°) mod 360` with Apple's yaw; a phone lying face up with its top to the
-/// north reads 0, to the east 90. See docs/fusion.md for why the top of the device.
+/// north reads 0, to the east 90. See docs/fusion.md#apples-conventions for why the top of the device.
 public func headingDegrees(of q: Quaternion) -> Double {
     let r = q.rotationMatrix
     // The device's y axis in reference coordinates is (r.m12, r.m22, r.m32); west is +y, so the

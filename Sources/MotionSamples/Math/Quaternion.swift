@@ -2,8 +2,8 @@ import Foundation
 
 /// A Hamilton quaternion `w + x·i + y·j + z·k`, stored scalar first.
 ///
-/// Orientation convention used everywhere in this package (and Apple's, measured in
-/// `spec/DEVICES.md`): a unit quaternion `q` describes the orientation of the device, rotating
+/// Orientation convention used everywhere in this package (and Apple's, measured on an iPhone; see
+/// `docs/conventions.md#attitude`): a unit quaternion `q` describes the orientation of the device, rotating
 /// device axes into the reference frame, `v_reference = q ⊗ v_device ⊗ q*`.
 @frozen
 public struct Quaternion: Sendable, Hashable, Codable, CustomStringConvertible {
@@ -165,7 +165,7 @@ public struct Quaternion: Sendable, Hashable, Codable, CustomStringConvertible {
 }
 
 extension Quaternion {
-    /// Apple's Euler angles (measured in `spec/DEVICES.md`): `R = Rz(yaw)·Rx(pitch)·Ry(roll)`, so
+    /// Apple's Euler angles (`docs/conventions.md#euler-angles`): `R = Rz(yaw)·Rx(pitch)·Ry(roll)`, so
     /// pitch = asin(R₃₂) ∈ [−π/2, π/2], roll = atan2(−R₃₁, R₃₃), yaw = atan2(−R₁₂, R₂₂).
     public var appleEulerAngles: (roll: Double, pitch: Double, yaw: Double) {
         let r = rotationMatrix

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Which device a process uses, as chosen by the `COREMOTION_DEVICE` environment variable
-/// (see `spec/DEVICES.md`).
+/// (see `docs/devices.md`).
 ///
 /// | value | device |
 /// |---|---|

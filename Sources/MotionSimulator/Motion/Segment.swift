@@ -1,7 +1,7 @@
 import MotionSamples
 
 /// An orientation of the device relative to its carrier (the person or vehicle), as Apple's Euler
-/// angles in degrees: `R = Rz(yaw)·Rx(pitch)·Ry(roll)` (see `spec/DEVICES.md`).
+/// angles in degrees: `R = Rz(yaw)·Rx(pitch)·Ry(roll)` (see `docs/conventions.md#simulator`).
 ///
 /// The carrier frame has x pointing forward (the direction of travel), y to the carrier's left and
 /// z up; with the carrier facing north (heading 0) it is the world frame (x north, y west, z up).

@@ -42,7 +42,7 @@ public enum ActivityAugmentation {
 
     /// The variants of the shipped training table: the original, cadence ×0.9 and ×1.1, intensity ×0.8
     /// and ×1.25. Wider variants (cadence ×0.8/×1.25, intensity ×0.7/×1.4) blurred walking into running
-    /// and lowered every cross-subject score (see `docs/activity.md`).
+    /// and lowered every cross-subject score (see `docs/notes/activity.md#what-the-figures-say`).
     public static let trainingVariants: [Variant] = [
         .original,
         Variant(speed: 0.9, gain: 1),

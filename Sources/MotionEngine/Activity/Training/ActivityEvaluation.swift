@@ -1,8 +1,9 @@
 import Foundation
 
 /// Train-on-some, test-on-others evaluations of the activity model on the training table, as reported
-/// in `docs/activity.md`. Every model here is trained only on the training side of its split (augmented
-/// variants included), and tested only on unmodified (`original`) rows of the other side.
+/// in `docs/activity.md#accuracy` (every split: `docs/notes/activity.md#every-split`). Every model here
+/// is trained only on the training side of its split (augmented variants included), and tested only on
+/// unmodified (`original`) rows of the other side.
 public enum ActivityEvaluation {
     /// A named split of the table into training and test rows.
     public struct Split: Sendable {

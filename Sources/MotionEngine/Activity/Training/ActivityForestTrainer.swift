@@ -10,7 +10,7 @@ import Foundation
 /// is linear in the rows, and thresholds cannot chase single rows. Rows are weighted so that every class present has the
 /// same total weight (the data sets hold unequal durations of each activity). Depth and leaf size are
 /// limited: shallow trees with large leaves generalise better across people and devices than deep ones
-/// (checked on the cross-subject splits in `docs/activity.md`).
+/// (checked on the cross-subject splits in `docs/notes/activity.md#every-split`).
 ///
 /// Determinism: the generator is SplitMix64 seeded per tree from ``ActivityForest/TrainingParameters/seed``;
 /// sorting breaks ties on row index; sums run in a fixed order.

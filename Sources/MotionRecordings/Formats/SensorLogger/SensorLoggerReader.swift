@@ -22,7 +22,7 @@ import Foundation
 /// Columns are found by name, so the iOS order `z,y,x` needs no special case. Times are
 /// `(time − recording epoch) / 10⁹` s, so t = 0 is `Metadata.csv`'s `recording epoch time`, which is
 /// also ``RecordingMetadata/startDate``. The attitude's convention is checked against `Gravity`
-/// (gravity = q* ⊗ (0, 0, −1) ⊗ q, `DEVICES.md`); an orientation file that matches no known
+/// (gravity = q* ⊗ (0, 0, −1) ⊗ q, `docs/conventions.md#gravity-from-the-attitude`); an orientation file that matches no known
 /// convention is left out with a notice rather than imported wrong.
 enum SensorLoggerReader: FormatReader {
     static let format = RecordingFormat.sensorLogger

@@ -1,5 +1,6 @@
 import Foundation
 import MotionService
+import MotionSimulator
 import Testing
 import TestSupport
 
@@ -33,6 +34,49 @@ struct DeviceSpecificationTests {
             #expect(text.contains("replay:PATH") && text.contains("sim:SCENE") && text.contains("iio") && text.contains("none"))
         } catch {
             Issue.record("unexpected error \(error)")
+        }
+    }
+
+    @Test("a misspelt scene, kind, option or word names what was meant, lists the choices, and still fails", arguments: [
+        ("sim:walking", "unknown scene 'walking'; did you mean 'walking-in-hand'? scenes: still-face-up, still-upright, "),
+        ("sim:walkign-in-hand?seed=3", "did you mean 'walking-in-hand'?"),
+        ("sim:Car", "unknown scene 'Car'; did you mean 'car'?"),
+        ("sim:moonwalk", "unknown scene 'moonwalk'; scenes: still-face-up, "),
+        ("replya:/data/walk.zip", "unknown device kind 'replya:'; did you mean 'replay:'? device kinds: replay:, sim:, iio:, service:"),
+        ("SIM:car", "did you mean 'sim:'?"),
+        ("bluetooth:phone", "unknown device kind 'bluetooth:'; device kinds: replay:, sim:, iio:, service:"),
+        ("replay:/data/walk.zip?sped=2", "unknown option 'sped'; did you mean 'speed'? options of replay: loop, speed"),
+        ("replay:/data/walk.zip?lop=true", "did you mean 'loop'?"),
+        ("replay:/data/walk.zip?loop=ture", "loop must be true or false, found 'ture'; did you mean 'true'?"),
+        ("sim:car?sede=3", "unknown option 'sede'; did you mean 'seed'? options of sim: seed, speed"),
+        ("nonee", "unknown device 'nonee'; did you mean 'none'? devices: auto, none, iio, service, replay:, sim:"),
+        ("Auto", "did you mean 'auto'?"),
+        ("servise", "did you mean 'service'?"),
+        ("/data/walk.zip", "unknown device '/data/walk.zip'; did you mean 'replay:/data/walk.zip'?"),
+        ("sim", "sim needs a scene: sim:SCENE"),
+        ("replay", "replay needs a recording: replay:PATH"),
+    ])
+    func didYouMean(_ value: String, _ phrase: String) {
+        do {
+            let parsed = try DeviceSpecification.parse(value)
+            Issue.record("\(value) was accepted as \(parsed)")
+        } catch let error as DeviceSpecificationError {
+            let text = "\(error)"
+            #expect(text.contains("COREMOTION_DEVICE=\"\(value)\": "), "\(text)")
+            #expect(text.contains(phrase), "\(text)")
+            #expect(text.contains("accepted forms of COREMOTION_DEVICE"))
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+    }
+
+    @Test("a scene file is not checked against the named scenes when parsed (it is read when the device is made)")
+    func sceneFilesParse() throws {
+        #expect(try DeviceSpecification.parse("sim:walking.json") == .simulator(scene: "walking.json", seed: 1, speed: 1))
+        #expect(try DeviceSpecification.parse("sim:./walking") == .simulator(scene: "./walking", seed: 1, speed: 1))
+        // Every named scene parses.
+        for name in SceneCatalog.names {
+            #expect(try DeviceSpecification.parse("sim:\(name)") == .simulator(scene: name, seed: 1, speed: 1))
         }
     }
 

@@ -75,7 +75,7 @@ import Testing
             ("sim:stairs?pace=2", "unknown option 'pace'"),
             ("sim:stairs?speed=0", "speed must be a positive number"),
             ("sim:", "no scene given"),
-            ("sim:escalator", "available scenes"),
+            ("sim:escalator", "scenes: still-face-up, "),
         ] {
             do {
                 _ = try SimulatorDevice.parse(specification: spec)

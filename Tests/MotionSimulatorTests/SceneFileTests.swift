@@ -166,7 +166,7 @@ import TestSupport
         """, "", 1, "appears twice"),
         ("unknown base", """
         { "base": "walking-in-pocket" }
-        """, "base", 1, "available scenes"),
+        """, "base", 1, "unknown scene 'walking-in-pocket'; scenes: still-face-up, "),
         ("loop that does not close", """
         { "ending": "loop",
           "segments": [ { "type": "hold", "duration": 1 }, { "type": "rotate", "axis": "x", "angle": 90 } ] }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import MotionIIO
+import MotionSimulator
 
 /// `coremotion iio-emulate`: builds a fake IIO tree with real drivers' layouts and feeds it
 /// samples, so that `COREMOTION_DEVICE=iio:ROOT` can be exercised without hardware.
@@ -60,7 +61,7 @@ struct IIOEmulateCommand: ParsableCommand {
 
     func validate() throws {
         for d in drivers where IIOFakeDevice.catalog[d] == nil {
-            throw ValidationError("unknown driver \(d); known: \(IIOFakeDevice.catalog.keys.sorted().joined(separator: ", "))")
+            throw ValidationError(NameSuggestion.unknown("driver", d, among: IIOFakeDevice.catalog.keys.sorted()))
         }
         if IIOFakeTree.NodeKind(rawValue: node) == nil { throw ValidationError("--node must be fifo or file") }
         if let rates, IIORates(parsing: rates) == nil { throw ValidationError("--rates must be numbers in Hz, e.g. \"10 50 100\"") }

@@ -16,7 +16,7 @@ struct InfoCommand: ParsableCommand {
     @Argument(help: "The recording (file, folder or .zip), optionally FILE#MEMBER.")
     var file: String
 
-    @Option(help: "The format, instead of detecting it (\(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))).")
+    @Option(help: "The format, instead of detecting it (\(Names.formatNames.joined(separator: ", "))).", transform: Names.recordingFormat)
     var format: RecordingFormat?
 
     @Flag(help: "List the recordings inside a collection instead of reading one.")
@@ -157,14 +157,4 @@ struct InfoReport: Codable, Equatable {
         }
         return lines.joined(separator: "\n")
     }
-}
-
-extension RecordingFormat: ExpressibleByArgument {
-    public init?(argument: String) {
-        let lowered = argument.lowercased()
-        guard let format = RecordingFormat.allCases.first(where: { $0.rawValue == lowered || $0.name.lowercased() == lowered }) else { return nil }
-        self = format
-    }
-
-    public static var allValueStrings: [String] { allCases.map(\.rawValue) }
 }

@@ -42,12 +42,10 @@ struct RecordCommand: ParsableCommand {
 
     func wantedSensors() throws -> [SensorKind]? {
         guard let sensors else { return nil }
-        return try sensors.split(separator: ",").map { name in
-            let key = name.trimmingCharacters(in: .whitespaces).lowercased()
-            guard let kind = SensorKind(rawValue: key) ?? (key == "gyro" ? .gyroscope : nil) else {
-                throw ValidationError("unknown sensor '\(name)' (accelerometer, gyroscope, magnetometer, barometer)")
-            }
-            return kind
+        do {
+            return try Names.sensors(sensors)
+        } catch {
+            throw ValidationError("--sensors: \(error)")
         }
     }
 

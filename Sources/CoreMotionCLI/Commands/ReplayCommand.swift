@@ -13,19 +13,21 @@ struct ReplayCommand: ParsableCommand {
             """
     )
 
-    /// The sensor to print (with the short names people type).
-    enum Sensor: String, CaseIterable, ExpressibleByArgument {
+    /// The sensor to print (read with the short names people type: ``Names/sensor(_:)``).
+    enum Sensor: String, CaseIterable {
         case accelerometer, gyro, magnetometer, barometer
 
-        init?(argument: String) {
-            switch argument.lowercased() {
-            case "accelerometer", "acc", "accel": self = .accelerometer
-            case "gyro", "gyroscope": self = .gyro
-            case "magnetometer", "mag": self = .magnetometer
-            case "barometer", "baro", "pressure": self = .barometer
-            default: return nil
+        init(_ kind: SensorKind) {
+            switch kind {
+            case .accelerometer: self = .accelerometer
+            case .gyroscope: self = .gyro
+            case .magnetometer: self = .magnetometer
+            case .barometer: self = .barometer
             }
         }
+
+        /// The sensor named `text`, or an error with a "did you mean".
+        static func named(_ text: String) throws -> Sensor { Sensor(try Names.sensor(text)) }
 
         var kind: SensorKind {
             switch self {
@@ -40,10 +42,10 @@ struct ReplayCommand: ParsableCommand {
     @Argument(help: "The recording (file, folder or .zip), optionally FILE#MEMBER.")
     var file: String
 
-    @Option(help: "The sensor: accelerometer, gyro, magnetometer or barometer.")
+    @Option(help: "The sensor: accelerometer, gyro, magnetometer or barometer.", transform: Sensor.named)
     var sensor: Sensor
 
-    @Option(help: "The format, instead of detecting it.")
+    @Option(help: "The format, instead of detecting it (\(Names.formatNames.joined(separator: ", "))).", transform: Names.recordingFormat)
     var format: RecordingFormat?
 
     @Option(help: "Print at most N samples.")

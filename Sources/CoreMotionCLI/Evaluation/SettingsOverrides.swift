@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionEngine
+import MotionSimulator
 
 /// `--set NAME=VALUE` overrides of ``FusionFilter/Settings`` for experiments.
 enum SettingsOverrides {
@@ -69,6 +70,10 @@ enum SettingsOverrides {
             // A value may end in "deg" (degrees, converted to radians).
             let isDegrees = parts.count == 2 && parts[1].hasSuffix("deg")
             let number = isDegrees ? String(parts[1].dropLast(3)) : (parts.count == 2 ? parts[1] : "")
+            if parts.count == 2, keys[parts[0]] == nil {
+                let names = keys.keys.sorted() + flags.keys.sorted()
+                throw ValidationError("bad --set '\(o)': \(NameSuggestion.unknown("setting", parts[0], among: names))")
+            }
             guard parts.count == 2, let key = keys[parts[0]], var value = Double(number), value.isFinite else {
                 throw ValidationError("bad --set '\(o)': expected NAME=NUMBER with NAME one of \((keys.keys.sorted() + flags.keys.sorted()).joined(separator: ", "))")
             }

@@ -1,4 +1,5 @@
 import Foundation
+import MotionSimulator
 
 /// Which device a process uses, as chosen by the `COREMOTION_DEVICE` environment variable
 /// (see `docs/devices.md`).
@@ -41,6 +42,13 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses a `COREMOTION_DEVICE` value.
+    ///
+    /// A named scene (`sim:SCENE` without `/` or `.json`) is checked against `SceneCatalog` here; a
+    /// recording or a scene file is read when the device is made (``DeviceFactory``).
+    ///
+    /// - Throws: ``DeviceSpecificationError``; a misspelt kind, option key or scene names the closest
+    ///   ones (`NameSuggestion`): `sim:walking` → "unknown scene 'walking'; did you mean 'walking-in-hand'?
+    ///   scenes: …".
     public static func parse(_ rawValue: String) throws -> DeviceSpecification {
         let value = rawValue.trimmingCharacters(in: .whitespaces)
         func fail(_ why: String) -> DeviceSpecificationError {
@@ -51,7 +59,7 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
         if value == "iio" { return .iio(root: nil) }
         if value == "service" { return .service(path: nil) }
         guard let colon = value.firstIndex(of: ":") else {
-            throw fail("unknown device '\(value)'")
+            throw fail(unknownDevice(value))
         }
         let kind = String(value[..<colon])
         let rest = String(value[value.index(after: colon)...])
@@ -61,16 +69,21 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
         switch kind {
         case "replay":
             guard !target.isEmpty else { throw fail("replay: needs a path, e.g. replay:/data/walk.zip") }
-            try checkKeys(options, allowed: ["speed", "loop"], fail: fail)
+            try checkKeys(options, allowed: ["loop", "speed"], kind: kind, fail: fail)
             let speed = try positiveDouble(options["speed"] ?? "1", key: "speed", fail: fail)
             let loop = try bool(options["loop"] ?? "false", key: "loop", fail: fail)
             return .replay(path: target, speed: speed, loop: loop)
         case "sim":
             guard !target.isEmpty else { throw fail("sim: needs a scene name or a scene file, e.g. sim:walking-in-hand") }
-            try checkKeys(options, allowed: ["seed", "speed"], fail: fail)
+            try checkKeys(options, allowed: ["seed", "speed"], kind: kind, fail: fail)
             let speed = try positiveDouble(options["speed"] ?? "1", key: "speed", fail: fail)
             guard let seed = UInt64(options["seed"] ?? "1") else {
                 throw fail("seed must be a non-negative integer, found '\(options["seed"] ?? "")'")
+            }
+            // A named scene is checked here, so that a misspelt one stops the process with the list of
+            // scenes before anything starts; a scene file is read when the device is made.
+            if !isSceneFile(target), !SceneCatalog.names.contains(target) {
+                throw fail(SceneError.unknownScene(name: target, available: SceneCatalog.names).description)
             }
             return .simulator(scene: target, seed: seed, speed: speed)
         case "iio":
@@ -80,8 +93,35 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
             guard options.isEmpty else { throw fail("service: takes no options") }
             return .service(path: target.isEmpty ? nil : target)
         default:
-            throw fail("unknown device kind '\(kind)'")
+            throw fail(NameSuggestion.unknown(
+                "device kind", kind + ":", among: kinds.map { $0 + ":" }, listing: "device kinds"))
         }
+    }
+
+    /// The kinds of `KIND:VALUE`.
+    private static let kinds = ["replay", "sim", "iio", "service"]
+    /// The values that stand alone.
+    private static let words = ["auto", "none", "iio", "service"]
+
+    /// Whether `sim:TARGET` names a scene file rather than a named scene (as `SceneCatalog.resolve(_:)` decides).
+    private static func isSceneFile(_ target: String) -> Bool {
+        target.contains("/") || target.hasSuffix(".json")
+    }
+
+    /// The reason for a value without a `KIND:`: a kind missing its value, a path missing `replay:`, or a
+    /// misspelt word.
+    private static func unknownDevice(_ value: String) -> String {
+        switch value.lowercased() {
+        case "replay": return "replay needs a recording: replay:PATH, e.g. replay:/data/walk.zip"
+        case "sim": return "sim needs a scene: sim:SCENE, e.g. sim:walking-in-hand (scenes: \(SceneCatalog.names.joined(separator: ", ")))"
+        default: break
+        }
+        if value.contains("/") {
+            let guesses = ["replay:" + value] + (value.hasSuffix(".json") ? ["sim:" + value] : [])
+            return "unknown device '\(value)'; did you mean \(guesses.map { "'\($0)'" }.joined(separator: " or "))? "
+                + "(a recording is replay:PATH, a scene file sim:PATH)"
+        }
+        return NameSuggestion.unknown("device", value, among: words + ["replay:", "sim:"], listing: "devices")
     }
 
     public var description: String {
@@ -117,10 +157,10 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func checkKeys(
-        _ options: [String: String], allowed: Set<String>, fail: (String) -> DeviceSpecificationError
+        _ options: [String: String], allowed: [String], kind: String, fail: (String) -> DeviceSpecificationError
     ) throws {
         for key in options.keys.sorted() where !allowed.contains(key) {
-            throw fail("unknown option '\(key)' (allowed: \(allowed.sorted().joined(separator: ", ")))")
+            throw fail(NameSuggestion.unknown("option", key, among: allowed, listing: "options of \(kind)"))
         }
     }
 
@@ -135,7 +175,9 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
         switch text.lowercased() {
         case "true", "1", "yes": return true
         case "false", "0", "no": return false
-        default: throw fail("\(key) must be true or false, found '\(text)'")
+        default:
+            let hint = NameSuggestion.didYouMean(text, among: ["true", "false"]).map { "; \($0)" } ?? ""
+            throw fail("\(key) must be true or false, found '\(text)'\(hint)")
         }
     }
 }

@@ -58,7 +58,8 @@ public enum SimulatorDevice {
                     }
                     speed = value
                 default:
-                    throw SceneError.badSpecification(specification, reason: "unknown option '\(parts[0])' (known: seed, speed)")
+                    throw SceneError.badSpecification(
+                        specification, reason: NameSuggestion.unknown("option", parts[0], among: ["seed", "speed"]))
                 }
             }
         }

@@ -1,7 +1,8 @@
 /// Why a scene could not be found, read or used. The description names the file, the line and
 /// the field.
 public enum SceneError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// No scene has this name; `available` lists the named scenes.
+    /// No scene has this name; `available` lists the named scenes. The description suggests the
+    /// closest ones (``NameSuggestion``).
     case unknownScene(name: String, available: [String])
     /// The scene file could not be read.
     case unreadableFile(path: String, reason: String)
@@ -24,8 +25,8 @@ public enum SceneError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownScene(let name, let available):
-            return "unknown scene '\(name)'; available scenes: \(available.joined(separator: ", ")) "
-                + "(or a scene file: sim:/path/scene.json)"
+            return NameSuggestion.unknown("scene", name, among: available)
+                + " (or a scene file: sim:/path/scene.json)"
         case .unreadableFile(let path, let reason):
             return "scene file \(path): cannot read it: \(reason)"
         case .syntax(let path, let line, let column, let message):

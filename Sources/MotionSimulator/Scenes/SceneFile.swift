@@ -90,7 +90,7 @@ struct SceneDecoder {
             let childField = field.isEmpty ? key : "\(field).\(key)"
             guard allowed.contains(key) else {
                 var message = "unknown field '\(key)'"
-                if let guess = SceneDecoder.closest(key, allowed) { message += " (did you mean '\(guess)'?)" }
+                if let hint = NameSuggestion.didYouMean(key, among: allowed) { message += " (\(hint))" }
                 message += "; the fields of \(what) are: \(allowed.joined(separator: ", "))"
                 throw error(child, childField, message)
             }
@@ -149,27 +149,6 @@ struct SceneDecoder {
             throw error(parent, field.isEmpty ? key : "\(field).\(key)", "missing; \(what)")
         }
         return node
-    }
-
-    /// Levenshtein-closest candidate within distance 3.
-    static func closest(_ word: String, _ candidates: [String]) -> String? {
-        func distance(_ a: [Character], _ b: [Character]) -> Int {
-            var row = Array(0...b.count)
-            for i in 1...max(a.count, 1) where !a.isEmpty {
-                var previous = row[0]
-                row[0] = i
-                for j in 1...max(b.count, 1) where !b.isEmpty {
-                    let old = row[j]
-                    row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-                    previous = old
-                }
-            }
-            return row[b.count]
-        }
-        let w = Array(word.lowercased())
-        let scored = candidates.map { ($0, distance(w, Array($0.lowercased()))) }.min { $0.1 < $1.1 }
-        guard let best = scored, best.1 <= 3 else { return nil }
-        return best.0
     }
 
     // MARK: Scene
@@ -342,7 +321,7 @@ struct SceneDecoder {
         let type = try string(typeNode, field + ".type")
         guard let fields = SceneDecoder.segmentFields[type] else {
             var message = "unknown segment type \"\(type)\""
-            if let guess = SceneDecoder.closest(type, SceneDecoder.segmentTypes) { message += " (did you mean \"\(guess)\"?)" }
+            if let hint = NameSuggestion.didYouMean(type, among: SceneDecoder.segmentTypes, quote: "\"") { message += " (\(hint))" }
             throw error(typeNode, field + ".type", message + "; segment types: \(SceneDecoder.segmentTypes.joined(separator: ", "))")
         }
         let m = try object(node, field, allowed: ["type"] + fields, what: "a \(type) segment")

@@ -20,6 +20,9 @@ open class CMPedometer: NSObject {
     private var eventClient: (any MotionSubscription)?
     private var eventDelivery: QueueDelivery<PedometerUpdate>?
 
+    /// A pedometer on the process's motion service. Where the device has an accelerometer and live
+    /// data is allowed, making one starts step counting into the history (in process; `coremotiond`
+    /// counts all day anyway).
     public override init() {
         provider = MotionProviders.current
         super.init()

@@ -8,6 +8,7 @@ open class CMHeadphoneMotionManager: NSObject {
     private weak var storedDelegate: (any CMHeadphoneMotionManagerDelegate)?
     private var statusActive = false
 
+    /// A manager; no headphones ever connect on Linux.
     public override init() { super.init() }
 
     /// Authorization (see the README's authorization policy).
@@ -66,12 +67,16 @@ open class CMHeadphoneMotionManager: NSObject {
 
 /// Connection events of ``CMHeadphoneMotionManager`` (never sent on Linux).
 public protocol CMHeadphoneMotionManagerDelegate: NSObjectProtocol {
+    /// Headphones with motion sensors connected (never called on Linux).
     func headphoneMotionManagerDidConnect(_ manager: CMHeadphoneMotionManager)
+    /// Headphones with motion sensors disconnected (never called on Linux).
     func headphoneMotionManagerDidDisconnect(_ manager: CMHeadphoneMotionManager)
 }
 
 extension CMHeadphoneMotionManagerDelegate {
+    /// Does nothing: the method is optional, as in Apple's protocol.
     public func headphoneMotionManagerDidConnect(_ manager: CMHeadphoneMotionManager) {}
+    /// Does nothing: the method is optional, as in Apple's protocol.
     public func headphoneMotionManagerDidDisconnect(_ manager: CMHeadphoneMotionManager) {}
 }
 
@@ -80,7 +85,9 @@ extension CMHeadphoneMotionManagerDelegate {
 open class CMHeadphoneActivityManager: NSObject {
     /// Headphone connection state.
     public enum Status: Int, Sendable, Hashable, BitwiseCopyable {
+        /// No headphones are connected (always, on Linux).
         case disconnected = 0
+        /// Supported headphones are connected.
         case connected = 1
     }
 
@@ -89,6 +96,7 @@ open class CMHeadphoneActivityManager: NSObject {
     /// Receives headphone connection status.
     public typealias StatusHandler = (CMHeadphoneActivityManager.Status, (any Error)?) -> Void
 
+    /// A manager; it never reports activity or a connection on Linux.
     public override init() { super.init() }
 
     /// Authorization (see the README's authorization policy).

@@ -23,7 +23,8 @@ open class CMBatchedSensorManager: NSObject {
         state.stopDeviceMotion()
     }
 
-    /// Authorization (see the README's authorization policy; `.authorized` by default).
+    /// Authorization: the daemon's decision for this user and app, or `.authorized` in process
+    /// (<doc:PortingAnIOSApp#Authorization>).
     open class var authorizationStatus: CMAuthorizationStatus { Authorization.status }
     /// Whether batched accelerometer data is supported: the device needs an accelerometer.
     open class var isAccelerometerSupported: Bool { MotionProviders.current.has(.accelerometer) }

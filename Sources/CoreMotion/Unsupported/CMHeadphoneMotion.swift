@@ -11,7 +11,8 @@ open class CMHeadphoneMotionManager: NSObject {
     /// A manager; no headphones ever connect on Linux.
     public override init() { super.init() }
 
-    /// Authorization (see the README's authorization policy).
+    /// Authorization: the daemon's decision for this user and app, or `.authorized` in process
+    /// (<doc:PortingAnIOSApp#Authorization>).
     open class func authorizationStatus() -> CMAuthorizationStatus { Authorization.status }
 
     /// Receives connect and disconnect calls (never made on Linux).
@@ -99,7 +100,8 @@ open class CMHeadphoneActivityManager: NSObject {
     /// A manager; it never reports activity or a connection on Linux.
     public override init() { super.init() }
 
-    /// Authorization (see the README's authorization policy).
+    /// Authorization: the daemon's decision for this user and app, or `.authorized` in process
+    /// (<doc:PortingAnIOSApp#Authorization>).
     open class func authorizationStatus() -> CMAuthorizationStatus { Authorization.status }
     /// Always false on Linux.
     open var isActivityAvailable: Bool { false }

@@ -26,7 +26,8 @@ open class CMWaterSubmersionManager: NSObject {
 
     /// Always false on Linux (no depth gauge).
     open class var waterSubmersionAvailable: Bool { false }
-    /// Authorization (see the README's authorization policy).
+    /// Authorization: the daemon's decision for this user and app, or `.authorized` in process
+    /// (<doc:PortingAnIOSApp#Authorization>).
     open class var authorizationStatus: CMAuthorizationStatus { Authorization.status }
     /// The deepest supported depth; `nil` without a depth gauge.
     open var maximumDepth: Measurement<UnitLength>? { nil }

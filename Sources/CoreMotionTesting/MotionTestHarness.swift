@@ -7,7 +7,7 @@ import MotionSimulator
 
 /// Runs an app's unchanged Core Motion code against a recording, a simulator scene or any device, on a
 /// virtual clock: time moves only when the test says so, every handler call up to that time has
-/// happened when ``advance(by:)`` returns, and every run gives identical results.
+/// happened when ``advance(by:timeout:)`` returns, and every run gives identical results.
 ///
 /// ```swift
 /// import CoreMotion

@@ -32,6 +32,7 @@ open class CMMotionActivity: CMLogItem {
     /// On a bicycle.
     open var cycling: Bool { flags & Self.cyclingFlag != 0 }
 
+    /// An activity with every flag false, `.low` confidence, dated 2001-01-01, timestamp 0.
     public override init() {
         storedConfidence = .low
         storedStartDate = Date(timeIntervalSinceReferenceDate: 0)
@@ -46,6 +47,7 @@ open class CMMotionActivity: CMLogItem {
         super.init(timestamp: timestamp)
     }
 
+    /// Encodes the flags, the confidence, the start date and the timestamp.
     open override func encode(with coder: NSCoder) {
         super.encode(with: coder)
         coder.encode(Int(flags), forKey: "flags")
@@ -53,6 +55,7 @@ open class CMMotionActivity: CMLogItem {
         coder.encode(storedStartDate.timeIntervalSinceReferenceDate, forKey: "startDate")
     }
 
+    /// Decodes an activity written by `encode(with:)`.
     public required init?(coder: NSCoder) {
         flags = UInt8(truncatingIfNeeded: coder.decodeInteger(forKey: "flags"))
         storedConfidence = CMMotionActivityConfidence(rawValue: coder.decodeInteger(forKey: "confidence")) ?? .low
@@ -60,6 +63,7 @@ open class CMMotionActivity: CMLogItem {
         super.init(coder: coder)
     }
 
+    /// The start date, the flags that are set and the confidence, for logs.
     open override var description: String {
         let names = [
             (unknown, "unknown"), (stationary, "stationary"), (walking, "walking"), (running, "running"),

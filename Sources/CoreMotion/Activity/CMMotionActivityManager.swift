@@ -14,6 +14,9 @@ open class CMMotionActivityManager: NSObject {
     private var client: (any MotionSubscription)?
     private var delivery: QueueDelivery<UncheckedBox<CMMotionActivity>>?
 
+    /// A manager on the process's motion service. Where the device has an accelerometer and live
+    /// data is allowed, making one starts activity classification into the history (in process;
+    /// `coremotiond` classifies all day anyway).
     public override init() {
         provider = MotionProviders.current
         super.init()

@@ -12,6 +12,7 @@ open class CMAltimeter: NSObject {
     private var relative: ((any MotionSubscription), QueueDelivery<AltimeterUpdate>)?
     private var absolute: ((any MotionSubscription), QueueDelivery<AltimeterUpdate>)?
 
+    /// An altimeter on the process's motion service.
     public override init() {
         provider = MotionProviders.current
         super.init()

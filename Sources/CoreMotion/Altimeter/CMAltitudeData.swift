@@ -10,6 +10,7 @@ open class CMAltitudeData: CMLogItem {
     /// Recorded pressure, kilopascals.
     open var pressure: NSNumber { storedPressure }
 
+    /// A sample of 0 m and 0 kPa at timestamp 0.
     public override init() {
         storedRelativeAltitude = 0
         storedPressure = 0
@@ -22,12 +23,14 @@ open class CMAltitudeData: CMLogItem {
         super.init(timestamp: timestamp)
     }
 
+    /// Encodes the timestamp, the relative altitude and the pressure.
     open override func encode(with coder: NSCoder) {
         super.encode(with: coder)
         coder.encode(storedRelativeAltitude.doubleValue, forKey: "relativeAltitude")
         coder.encode(storedPressure.doubleValue, forKey: "pressure")
     }
 
+    /// Decodes a sample written by `encode(with:)`.
     public required init?(coder: NSCoder) {
         storedRelativeAltitude = NSNumber(value: coder.decodeDouble(forKey: "relativeAltitude"))
         storedPressure = NSNumber(value: coder.decodeDouble(forKey: "pressure"))
@@ -48,6 +51,7 @@ open class CMAbsoluteAltitudeData: CMLogItem {
     /// Recommended resolution for display and use, metres.
     open var precision: Double { storedPrecision }
 
+    /// A sample of 0 m with accuracy and precision −1 (unknown) at timestamp 0.
     public override init() {
         storedAltitude = 0
         storedAccuracy = -1
@@ -62,6 +66,7 @@ open class CMAbsoluteAltitudeData: CMLogItem {
         super.init(timestamp: timestamp)
     }
 
+    /// Encodes the timestamp, the altitude, its accuracy and its precision.
     open override func encode(with coder: NSCoder) {
         super.encode(with: coder)
         coder.encode(storedAltitude, forKey: "altitude")
@@ -69,6 +74,7 @@ open class CMAbsoluteAltitudeData: CMLogItem {
         coder.encode(storedPrecision, forKey: "precision")
     }
 
+    /// Decodes a sample written by `encode(with:)`.
     public required init?(coder: NSCoder) {
         storedAltitude = coder.decodeDouble(forKey: "altitude")
         storedAccuracy = coder.decodeDouble(forKey: "accuracy")
@@ -87,6 +93,7 @@ open class CMAmbientPressureData: CMLogItem {
     /// Temperature (the sensor reports degrees Celsius).
     open var temperature: Measurement<UnitTemperature> { Measurement(value: storedTemperature, unit: .celsius) }
 
+    /// A sample of 0 kPa and 0 °C at timestamp 0.
     public override init() {
         storedPressure = 0
         storedTemperature = 0
@@ -99,12 +106,14 @@ open class CMAmbientPressureData: CMLogItem {
         super.init(timestamp: timestamp)
     }
 
+    /// Encodes the timestamp, the pressure (kPa) and the temperature (°C).
     open override func encode(with coder: NSCoder) {
         super.encode(with: coder)
         coder.encode(storedPressure, forKey: "pressure")
         coder.encode(storedTemperature, forKey: "temperature")
     }
 
+    /// Decodes a sample written by `encode(with:)`.
     public required init?(coder: NSCoder) {
         storedPressure = coder.decodeDouble(forKey: "pressure")
         storedTemperature = coder.decodeDouble(forKey: "temperature")
@@ -122,6 +131,7 @@ open class CMRecordedPressureData: CMAmbientPressureData {
     /// When the sample was recorded.
     open var startDate: Date { storedStartDate }
 
+    /// A sample of 0 kPa and 0 °C with identifier 0, dated 2001-01-01.
     public override init() {
         storedIdentifier = 0
         storedStartDate = Date(timeIntervalSinceReferenceDate: 0)
@@ -134,12 +144,14 @@ open class CMRecordedPressureData: CMAmbientPressureData {
         super.init(kilopascals: kilopascals, celsius: celsius, timestamp: timestamp)
     }
 
+    /// Encodes the pressure fields, the identifier and the start date.
     open override func encode(with coder: NSCoder) {
         super.encode(with: coder)
         coder.encode(Int64(bitPattern: storedIdentifier), forKey: "identifier")
         coder.encode(storedStartDate.timeIntervalSinceReferenceDate, forKey: "startDate")
     }
 
+    /// Decodes a sample written by `encode(with:)`.
     public required init?(coder: NSCoder) {
         storedIdentifier = UInt64(bitPattern: coder.decodeInt64(forKey: "identifier"))
         storedStartDate = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "startDate"))

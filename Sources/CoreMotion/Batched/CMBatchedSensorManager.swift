@@ -12,6 +12,7 @@ open class CMBatchedSensorManager: NSObject {
     /// non-`Sendable` manager itself).
     private let state = BatchedSensorState()
 
+    /// A manager on the process's motion service.
     public override init() {
         provider = MotionProviders.current
         super.init()
@@ -22,7 +23,8 @@ open class CMBatchedSensorManager: NSObject {
         state.stopDeviceMotion()
     }
 
-    /// Authorization (see the README's authorization policy; `.authorized` by default).
+    /// Authorization: the daemon's decision for this user and app, or `.authorized` in process
+    /// (<doc:PortingAnIOSApp#Authorization>).
     open class var authorizationStatus: CMAuthorizationStatus { Authorization.status }
     /// Whether batched accelerometer data is supported: the device needs an accelerometer.
     open class var isAccelerometerSupported: Bool { MotionProviders.current.has(.accelerometer) }
@@ -87,14 +89,20 @@ open class CMBatchedSensorManager: NSObject {
     /// Accelerometer batches, about one per second of data. Not `Sendable`, as in Apple's Swift overlay
     /// (`CoreMotion.swiftinterface` declares `struct AccelerometerUpdates : AsyncSequence`).
     public struct AccelerometerUpdates: AsyncSequence {
+        /// One batch: about one second of accelerometer samples, oldest first.
         public typealias Element = [CMAccelerometerData]
         let provider: any MotionProvider
 
+        /// Iterates over the batches of one stream, which starts when the iterator is made.
         public struct Iterator: AsyncIteratorProtocol {
             var base: AsyncThrowingStream<UncheckedBox<[CMAccelerometerData]>, any Error>.Iterator
+            /// The next batch; waits for it. Throws `CMErrorNotAvailable` without an accelerometer; `nil`
+            /// when the stream ends.
             public mutating func next() async throws -> [CMAccelerometerData]? { try await base.next()?.value }
         }
 
+        /// Starts a stream of its own and returns its iterator; the stream stops when the iteration ends
+        /// or its task is cancelled.
         public func makeAsyncIterator() -> Iterator {
             let (stream, continuation) = AsyncThrowingStream<UncheckedBox<[CMAccelerometerData]>, any Error>.makeStream(
                 bufferingPolicy: .unbounded)
@@ -111,14 +119,20 @@ open class CMBatchedSensorManager: NSObject {
 
     /// Device-motion batches, about one per second of data. Not `Sendable`, as in Apple's Swift overlay.
     public struct DeviceMotionUpdates: AsyncSequence {
+        /// One batch: about one second of device-motion samples, oldest first.
         public typealias Element = [CMDeviceMotion]
         let provider: any MotionProvider
 
+        /// Iterates over the batches of one stream, which starts when the iterator is made.
         public struct Iterator: AsyncIteratorProtocol {
             var base: AsyncThrowingStream<UncheckedBox<[CMDeviceMotion]>, any Error>.Iterator
+            /// The next batch; waits for it. Throws `CMErrorNotAvailable` without an accelerometer and a
+            /// gyroscope; `nil` when the stream ends.
             public mutating func next() async throws -> [CMDeviceMotion]? { try await base.next()?.value }
         }
 
+        /// Starts a stream of its own and returns its iterator; the stream stops when the iteration ends
+        /// or its task is cancelled.
         public func makeAsyncIterator() -> Iterator {
             let (stream, continuation) = AsyncThrowingStream<UncheckedBox<[CMDeviceMotion]>, any Error>.makeStream(
                 bufferingPolicy: .unbounded)

@@ -43,7 +43,9 @@ open class CMAttitude: NSObject, NSCopying, NSSecureCoding {
         return CMQuaternion(x: q.x, y: q.y, z: q.z, w: q.w)
     }
 
-    /// The attitude as a rotation matrix. See `Conventions.rotationMatrix(of:)` for its direction.
+    /// The attitude as a rotation matrix: the transpose of the quaternion's matrix, so it maps
+    /// reference-frame vectors into device axes (`v_device = M · v_reference`), as Apple's does (the
+    /// evidence is in `docs/fusion.md`, "Apple's conventions").
     open var rotationMatrix: CMRotationMatrix { AttitudeConventions.rotationMatrix(of: engineQuaternion) }
 
     /// Replaces the receiver by its change relative to `attitude`: receiver := attitude⁻¹ · receiver.
@@ -57,8 +59,10 @@ open class CMAttitude: NSObject, NSCopying, NSSecureCoding {
         lock.unlock()
     }
 
+    /// `true`: attitudes support `NSSecureCoding`.
     public class var supportsSecureCoding: Bool { true }
 
+    /// Encodes the quaternion (keys `q.w`, `q.x`, `q.y`, `q.z`).
     open func encode(with coder: NSCoder) {
         let q = engineQuaternion
         coder.encode(q.w, forKey: "q.w")
@@ -67,6 +71,7 @@ open class CMAttitude: NSObject, NSCopying, NSSecureCoding {
         coder.encode(q.z, forKey: "q.z")
     }
 
+    /// Decodes an attitude written by `encode(with:)`.
     public required init?(coder: NSCoder) {
         value = Quaternion(
             w: coder.decodeDouble(forKey: "q.w"), x: coder.decodeDouble(forKey: "q.x"),
@@ -78,6 +83,7 @@ open class CMAttitude: NSObject, NSCopying, NSSecureCoding {
     /// A new attitude with the same value (attitudes are mutable through ``multiply(byInverseOf:)``).
     open func copy(with zone: NSZone? = nil) -> Any { CMAttitude(engineQuaternion) }
 
+    /// Roll, pitch and yaw in radians, for logs.
     open override var description: String {
         String(format: "CMAttitude roll %f pitch %f yaw %f", roll, pitch, yaw)
     }

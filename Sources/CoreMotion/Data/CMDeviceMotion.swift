@@ -43,6 +43,9 @@ open class CMDeviceMotion: CMLogItem {
     /// Where the sensors are: always `.default` (the device) here.
     open var sensorLocation: SensorLocation { storedSensorLocation }
 
+    /// A sample with the identity attitude, zero vectors, an uncalibrated field, heading −1 and
+    /// timestamp 0 (the library makes the samples it delivers; an app's subclass may override the
+    /// properties, to fake data in its tests).
     public override init() {
         storedAttitude = CMAttitude()
         storedRotationRate = CMRotationRate()
@@ -73,6 +76,7 @@ open class CMDeviceMotion: CMLogItem {
         super.init(timestamp: timestamp)
     }
 
+    /// Encodes every field of the sample.
     open override func encode(with coder: NSCoder) {
         super.encode(with: coder)
         coder.encode(storedAttitude, forKey: "attitude")
@@ -87,6 +91,7 @@ open class CMDeviceMotion: CMLogItem {
         coder.encode(storedSensorLocation.rawValue, forKey: "sensorLocation")
     }
 
+    /// Decodes a sample written by `encode(with:)`.
     public required init?(coder: NSCoder) {
         storedAttitude = coder.decodeObject(of: CMAttitude.self, forKey: "attitude") ?? CMAttitude()
         let r = coder.decodeVector(prefix: "rotationRate")
@@ -116,18 +121,21 @@ open class CMRecordedDeviceMotion: CMDeviceMotion {
     /// Wall-clock time of the sample.
     open var startDate: Date { storedStartDate }
 
+    /// A sample as ``CMDeviceMotion/init()`` makes it, with identifier 0, dated 2001-01-01.
     public override init() {
         storedIdentifier = 0
         storedStartDate = Date(timeIntervalSinceReferenceDate: 0)
         super.init()
     }
 
+    /// Encodes the device-motion fields, the identifier and the start date.
     open override func encode(with coder: NSCoder) {
         super.encode(with: coder)
         coder.encode(Int64(bitPattern: storedIdentifier), forKey: "identifier")
         coder.encode(storedStartDate.timeIntervalSinceReferenceDate, forKey: "startDate")
     }
 
+    /// Decodes a sample written by `encode(with:)`.
     public required init?(coder: NSCoder) {
         storedIdentifier = UInt64(bitPattern: coder.decodeInt64(forKey: "identifier"))
         storedStartDate = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "startDate"))

@@ -22,19 +22,24 @@ open class CMLogItem: NSObject, NSCopying, NSSecureCoding {
         super.init()
     }
 
+    /// `true`: every sample supports `NSSecureCoding`, so it decodes with `decodeObject(of:forKey:)`.
     public class var supportsSecureCoding: Bool { true }
 
+    /// Encodes the timestamp (key `timestamp`); each subclass adds its own fields.
     open func encode(with coder: NSCoder) {
         coder.encode(storedTimestamp, forKey: "timestamp")
     }
 
+    /// Decodes a sample written by `encode(with:)`.
     public required init?(coder: NSCoder) {
         storedTimestamp = coder.decodeDouble(forKey: "timestamp")
         super.init()
     }
 
+    /// Returns the receiver itself: samples are immutable.
     open func copy(with zone: NSZone? = nil) -> Any { self }
 
+    /// The class name and the timestamp, for logs.
     open override var description: String { String(format: "%@ @ %f", String(describing: type(of: self)), timestamp) }
 }
 
@@ -57,6 +62,8 @@ open class CMAccelerometerData: CMLogItem {
     /// Acceleration including gravity, g, device axes (face-up at rest ≈ (0, 0, −1)).
     open var acceleration: CMAcceleration { storedAcceleration }
 
+    /// A sample of zero acceleration at timestamp 0 (the library makes the samples it delivers;
+    /// subclasses made by an app override ``acceleration``).
     public override init() {
         storedAcceleration = CMAcceleration()
         super.init()
@@ -67,17 +74,20 @@ open class CMAccelerometerData: CMLogItem {
         super.init(timestamp: timestamp)
     }
 
+    /// Encodes the timestamp and the acceleration.
     open override func encode(with coder: NSCoder) {
         super.encode(with: coder)
         coder.encodeVector(storedAcceleration.x, storedAcceleration.y, storedAcceleration.z, prefix: "acceleration")
     }
 
+    /// Decodes a sample written by `encode(with:)`.
     public required init?(coder: NSCoder) {
         let (x, y, z) = coder.decodeVector(prefix: "acceleration")
         storedAcceleration = CMAcceleration(x: x, y: y, z: z)
         super.init(coder: coder)
     }
 
+    /// The three components in g and the timestamp, for logs.
     open override var description: String {
         String(format: "x %f y %f z %f @ %f", acceleration.x, acceleration.y, acceleration.z, timestamp)
     }
@@ -93,6 +103,7 @@ open class CMRecordedAccelerometerData: CMAccelerometerData {
     /// Wall-clock time the sample was recorded.
     open var startDate: Date { storedStartDate }
 
+    /// A sample with identifier 0, zero acceleration, timestamp 0 and the reference date 2001-01-01.
     public override init() {
         storedIdentifier = 0
         storedStartDate = Date(timeIntervalSinceReferenceDate: 0)
@@ -105,12 +116,14 @@ open class CMRecordedAccelerometerData: CMAccelerometerData {
         super.init(acceleration: acceleration, timestamp: timestamp)
     }
 
+    /// Encodes the timestamp, the acceleration, the identifier and the start date.
     open override func encode(with coder: NSCoder) {
         super.encode(with: coder)
         coder.encode(Int64(bitPattern: storedIdentifier), forKey: "identifier")
         coder.encode(storedStartDate.timeIntervalSinceReferenceDate, forKey: "startDate")
     }
 
+    /// Decodes a sample written by `encode(with:)`.
     public required init?(coder: NSCoder) {
         storedIdentifier = UInt64(bitPattern: coder.decodeInt64(forKey: "identifier"))
         storedStartDate = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "startDate"))
@@ -126,6 +139,7 @@ open class CMGyroData: CMLogItem {
     /// ``CMDeviceMotion/rotationRate`` has the bias removed.
     open var rotationRate: CMRotationRate { storedRotationRate }
 
+    /// A sample of zero rotation rate at timestamp 0.
     public override init() {
         storedRotationRate = CMRotationRate()
         super.init()
@@ -136,17 +150,20 @@ open class CMGyroData: CMLogItem {
         super.init(timestamp: timestamp)
     }
 
+    /// Encodes the timestamp and the rotation rate.
     open override func encode(with coder: NSCoder) {
         super.encode(with: coder)
         coder.encodeVector(storedRotationRate.x, storedRotationRate.y, storedRotationRate.z, prefix: "rotationRate")
     }
 
+    /// Decodes a sample written by `encode(with:)`.
     public required init?(coder: NSCoder) {
         let (x, y, z) = coder.decodeVector(prefix: "rotationRate")
         storedRotationRate = CMRotationRate(x: x, y: y, z: z)
         super.init(coder: coder)
     }
 
+    /// The three components in rad/s and the timestamp, for logs.
     open override var description: String {
         String(format: "x %f y %f z %f @ %f", rotationRate.x, rotationRate.y, rotationRate.z, timestamp)
     }
@@ -159,6 +176,7 @@ open class CMMagnetometerData: CMLogItem {
     /// Total field seen by the device, µT: Earth's field plus the device's own bias (uncalibrated).
     open var magneticField: CMMagneticField { storedMagneticField }
 
+    /// A sample of zero field at timestamp 0.
     public override init() {
         storedMagneticField = CMMagneticField()
         super.init()
@@ -169,17 +187,20 @@ open class CMMagnetometerData: CMLogItem {
         super.init(timestamp: timestamp)
     }
 
+    /// Encodes the timestamp and the magnetic field.
     open override func encode(with coder: NSCoder) {
         super.encode(with: coder)
         coder.encodeVector(storedMagneticField.x, storedMagneticField.y, storedMagneticField.z, prefix: "magneticField")
     }
 
+    /// Decodes a sample written by `encode(with:)`.
     public required init?(coder: NSCoder) {
         let (x, y, z) = coder.decodeVector(prefix: "magneticField")
         storedMagneticField = CMMagneticField(x: x, y: y, z: z)
         super.init(coder: coder)
     }
 
+    /// The three components in µT and the timestamp, for logs.
     open override var description: String {
         String(format: "x %f y %f z %f @ %f", magneticField.x, magneticField.y, magneticField.z, timestamp)
     }
@@ -192,6 +213,7 @@ open class CMRotationRateData: CMLogItem {
     /// Rotation rate, rad/s.
     open var rotationRate: CMRotationRate { storedRotationRate }
 
+    /// A measurement of zero rotation rate at timestamp 0.
     public override init() {
         storedRotationRate = CMRotationRate()
         super.init()
@@ -202,11 +224,13 @@ open class CMRotationRateData: CMLogItem {
         super.init(timestamp: timestamp)
     }
 
+    /// Encodes the timestamp and the rotation rate.
     open override func encode(with coder: NSCoder) {
         super.encode(with: coder)
         coder.encodeVector(storedRotationRate.x, storedRotationRate.y, storedRotationRate.z, prefix: "rotationRate")
     }
 
+    /// Decodes a measurement written by `encode(with:)`.
     public required init?(coder: NSCoder) {
         let (x, y, z) = coder.decodeVector(prefix: "rotationRate")
         storedRotationRate = CMRotationRate(x: x, y: y, z: z)
@@ -221,6 +245,7 @@ open class CMRecordedRotationRateData: CMRotationRateData {
     /// Wall-clock time of the measurement.
     open var startDate: Date { storedStartDate }
 
+    /// A measurement of zero rotation rate at timestamp 0, dated 2001-01-01.
     public override init() {
         storedStartDate = Date(timeIntervalSinceReferenceDate: 0)
         super.init()
@@ -231,11 +256,13 @@ open class CMRecordedRotationRateData: CMRotationRateData {
         super.init(rotationRate: rotationRate, timestamp: timestamp)
     }
 
+    /// Encodes the timestamp, the rotation rate and the start date.
     open override func encode(with coder: NSCoder) {
         super.encode(with: coder)
         coder.encode(storedStartDate.timeIntervalSinceReferenceDate, forKey: "startDate")
     }
 
+    /// Decodes a measurement written by `encode(with:)`.
     public required init?(coder: NSCoder) {
         storedStartDate = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "startDate"))
         super.init(coder: coder)

@@ -8,8 +8,11 @@ public let CMErrorDomain: String = "CMErrorDomain"
 /// and one global constant per code (`CMErrorNotAuthorized`). Client code compares
 /// `(error as NSError).code == Int(CMErrorNotAuthorized.rawValue)`.
 public struct CMError: RawRepresentable, Equatable, Hashable, Sendable, BitwiseCopyable {
+    /// The code, as in Apple's `CMError` C enum (100 … 113).
     public var rawValue: UInt32
+    /// The error with this code.
     public init(_ rawValue: UInt32) { self.rawValue = rawValue }
+    /// The error with this code.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 }
 

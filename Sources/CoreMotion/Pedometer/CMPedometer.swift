@@ -20,6 +20,9 @@ open class CMPedometer: NSObject {
     private var eventClient: (any MotionSubscription)?
     private var eventDelivery: QueueDelivery<PedometerUpdate>?
 
+    /// A pedometer on the process's motion service. Where the device has an accelerometer and live
+    /// data is allowed, making one starts step counting into the history (in process; `coremotiond`
+    /// counts all day anyway).
     public override init() {
         provider = MotionProviders.current
         super.init()
@@ -46,8 +49,8 @@ open class CMPedometer: NSObject {
     open class func isCadenceAvailable() -> Bool { MotionProviders.current.has(.accelerometer) }
     /// Whether pause/resume events are available.
     open class func isPedometerEventTrackingAvailable() -> Bool { MotionProviders.current.has(.accelerometer) }
-    /// Authorization: the daemon's decision for this user and app, or `.authorized` in process (see the
-    /// README's authorization section).
+    /// Authorization: the daemon's decision for this user and app, or `.authorized` in process
+    /// (<doc:PortingAnIOSApp#Authorization>).
     open class func authorizationStatus() -> CMAuthorizationStatus { Authorization.status }
 
     /// The error to report instead of data, if any.

@@ -31,6 +31,7 @@ open class CMPedometerData: NSObject, NSCopying, NSSecureCoding {
     /// Average pace while moving, seconds per metre; `nil` without movement.
     open var averageActivePace: NSNumber? { storedAverageActivePace }
 
+    /// Zero steps over an empty period at 2001-01-01; every optional field `nil`.
     public override init() {
         storedStartDate = Date(timeIntervalSinceReferenceDate: 0)
         storedEndDate = storedStartDate
@@ -60,8 +61,10 @@ open class CMPedometerData: NSObject, NSCopying, NSSecureCoding {
         super.init()
     }
 
+    /// `true`: pedometer data supports `NSSecureCoding`.
     public class var supportsSecureCoding: Bool { true }
 
+    /// Encodes the dates, the step count and every optional field that is present.
     open func encode(with coder: NSCoder) {
         coder.encode(storedStartDate.timeIntervalSinceReferenceDate, forKey: "startDate")
         coder.encode(storedEndDate.timeIntervalSinceReferenceDate, forKey: "endDate")
@@ -75,6 +78,7 @@ open class CMPedometerData: NSObject, NSCopying, NSSecureCoding {
         put(storedAverageActivePace, "averageActivePace")
     }
 
+    /// Decodes data written by `encode(with:)`; a field that was `nil` stays `nil`.
     public required init?(coder: NSCoder) {
         func get(_ key: String) -> NSNumber? {
             coder.containsValue(forKey: key) ? NSNumber(value: coder.decodeDouble(forKey: key)) : nil
@@ -94,8 +98,10 @@ open class CMPedometerData: NSObject, NSCopying, NSSecureCoding {
         super.init()
     }
 
+    /// Returns the receiver itself: pedometer data is immutable.
     open func copy(with zone: NSZone? = nil) -> Any { self }
 
+    /// The period, the steps and the distance, for logs.
     open override var description: String {
         "CMPedometerData \(startDate)–\(endDate): \(numberOfSteps) steps, distance \(distance.map { "\($0) m" } ?? "nil")"
     }
@@ -111,6 +117,7 @@ open class CMPedometerEvent: NSObject, NSCopying, NSSecureCoding {
     /// `.pause` or `.resume`.
     open var type: CMPedometerEventType { storedType }
 
+    /// A `.pause` at 2001-01-01.
     public override init() {
         storedDate = Date(timeIntervalSinceReferenceDate: 0)
         storedType = .pause
@@ -123,19 +130,23 @@ open class CMPedometerEvent: NSObject, NSCopying, NSSecureCoding {
         super.init()
     }
 
+    /// `true`: events support `NSSecureCoding`.
     public class var supportsSecureCoding: Bool { true }
 
+    /// Encodes the date and the type.
     open func encode(with coder: NSCoder) {
         coder.encode(storedDate.timeIntervalSinceReferenceDate, forKey: "date")
         coder.encode(storedType.rawValue, forKey: "type")
     }
 
+    /// Decodes an event written by `encode(with:)`.
     public required init?(coder: NSCoder) {
         storedDate = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "date"))
         storedType = CMPedometerEventType(rawValue: coder.decodeInteger(forKey: "type")) ?? .pause
         super.init()
     }
 
+    /// Returns the receiver itself: events are immutable.
     open func copy(with zone: NSZone? = nil) -> Any { self }
 }
 

@@ -10,6 +10,7 @@ open class CMStepCounter: NSObject {
     /// (non-`Sendable`) step counter itself.
     private let progress = StepCountProgress()
 
+    /// A step counter over a ``CMPedometer`` of its own.
     public override init() { super.init() }
 
     /// Whether steps can be counted.

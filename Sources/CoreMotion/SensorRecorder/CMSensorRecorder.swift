@@ -13,6 +13,8 @@ import MotionClient
 open class CMSensorRecorder: NSObject {
     let provider: any MotionProvider
 
+    /// A recorder on the process's motion service. In process, making one resumes a recording request
+    /// of an earlier process that has not ended yet (the request is kept in the history).
     public override init() {
         provider = MotionProviders.current
         super.init()
@@ -71,6 +73,7 @@ open class CMSensorRecorder: NSObject {
 open class CMSensorDataList: NSObject, Sequence {
     let items: [CMRecordedAccelerometerData]
 
+    /// An empty list.
     public override init() {
         items = []
         super.init()
@@ -81,5 +84,6 @@ open class CMSensorDataList: NSObject, Sequence {
         super.init()
     }
 
+    /// Iterates over the samples, each a ``CMRecordedAccelerometerData`` typed `Any`.
     public func makeIterator() -> IndexingIterator<[Any]> { (items as [Any]).makeIterator() }
 }

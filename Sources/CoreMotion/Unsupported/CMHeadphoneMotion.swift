@@ -8,9 +8,11 @@ open class CMHeadphoneMotionManager: NSObject {
     private weak var storedDelegate: (any CMHeadphoneMotionManagerDelegate)?
     private var statusActive = false
 
+    /// A manager; no headphones ever connect on Linux.
     public override init() { super.init() }
 
-    /// Authorization (see the README's authorization policy).
+    /// Authorization: the daemon's decision for this user and app, or `.authorized` in process
+    /// (<doc:PortingAnIOSApp#Authorization>).
     open class func authorizationStatus() -> CMAuthorizationStatus { Authorization.status }
 
     /// Receives connect and disconnect calls (never made on Linux).
@@ -66,12 +68,16 @@ open class CMHeadphoneMotionManager: NSObject {
 
 /// Connection events of ``CMHeadphoneMotionManager`` (never sent on Linux).
 public protocol CMHeadphoneMotionManagerDelegate: NSObjectProtocol {
+    /// Headphones with motion sensors connected (never called on Linux).
     func headphoneMotionManagerDidConnect(_ manager: CMHeadphoneMotionManager)
+    /// Headphones with motion sensors disconnected (never called on Linux).
     func headphoneMotionManagerDidDisconnect(_ manager: CMHeadphoneMotionManager)
 }
 
 extension CMHeadphoneMotionManagerDelegate {
+    /// Does nothing: the method is optional, as in Apple's protocol.
     public func headphoneMotionManagerDidConnect(_ manager: CMHeadphoneMotionManager) {}
+    /// Does nothing: the method is optional, as in Apple's protocol.
     public func headphoneMotionManagerDidDisconnect(_ manager: CMHeadphoneMotionManager) {}
 }
 
@@ -80,7 +86,9 @@ extension CMHeadphoneMotionManagerDelegate {
 open class CMHeadphoneActivityManager: NSObject {
     /// Headphone connection state.
     public enum Status: Int, Sendable, Hashable, BitwiseCopyable {
+        /// No headphones are connected (always, on Linux).
         case disconnected = 0
+        /// Supported headphones are connected.
         case connected = 1
     }
 
@@ -89,9 +97,11 @@ open class CMHeadphoneActivityManager: NSObject {
     /// Receives headphone connection status.
     public typealias StatusHandler = (CMHeadphoneActivityManager.Status, (any Error)?) -> Void
 
+    /// A manager; it never reports activity or a connection on Linux.
     public override init() { super.init() }
 
-    /// Authorization (see the README's authorization policy).
+    /// Authorization: the daemon's decision for this user and app, or `.authorized` in process
+    /// (<doc:PortingAnIOSApp#Authorization>).
     open class func authorizationStatus() -> CMAuthorizationStatus { Authorization.status }
     /// Always false on Linux.
     open var isActivityAvailable: Bool { false }

@@ -7,6 +7,7 @@ open class CMWaterSubmersionManager: NSObject {
     private let lock = NSLock()
     private weak var storedDelegate: (any CMWaterSubmersionManagerDelegate)?
 
+    /// A manager; it never reports anything on Linux.
     public override init() { super.init() }
 
     /// Receives submersion events (never on Linux).
@@ -25,7 +26,8 @@ open class CMWaterSubmersionManager: NSObject {
 
     /// Always false on Linux (no depth gauge).
     open class var waterSubmersionAvailable: Bool { false }
-    /// Authorization (see the README's authorization policy).
+    /// Authorization: the daemon's decision for this user and app, or `.authorized` in process
+    /// (<doc:PortingAnIOSApp#Authorization>).
     open class var authorizationStatus: CMAuthorizationStatus { Authorization.status }
     /// The deepest supported depth; `nil` without a depth gauge.
     open var maximumDepth: Measurement<UnitLength>? { nil }
@@ -33,9 +35,13 @@ open class CMWaterSubmersionManager: NSObject {
 
 /// Receives water-submersion updates.
 public protocol CMWaterSubmersionManagerDelegate: NSObjectProtocol {
+    /// The submersion state changed.
     func manager(_ manager: CMWaterSubmersionManager, didUpdate event: CMWaterSubmersionEvent)
+    /// A new depth and pressure measurement.
     func manager(_ manager: CMWaterSubmersionManager, didUpdate measurement: CMWaterSubmersionMeasurement)
+    /// A new water temperature.
     func manager(_ manager: CMWaterSubmersionManager, didUpdate measurement: CMWaterTemperature)
+    /// The manager failed.
     func manager(_ manager: CMWaterSubmersionManager, errorOccurred error: any Error)
 }
 
@@ -43,8 +49,11 @@ public protocol CMWaterSubmersionManagerDelegate: NSObjectProtocol {
 open class CMWaterSubmersionEvent: NSObject {
     /// Submersion state.
     public enum State: Int, Sendable, Hashable, BitwiseCopyable {
+        /// The state is not known.
         case unknown = 0
+        /// Out of the water.
         case notSubmerged = 1
+        /// Under water.
         case submerged = 2
     }
 
@@ -52,6 +61,7 @@ open class CMWaterSubmersionEvent: NSObject {
     open var date: Date { Date(timeIntervalSinceReferenceDate: 0) }
     /// The new state.
     open var state: State { .unknown }
+    /// An `.unknown` state dated 2001-01-01.
     public override init() { super.init() }
 }
 
@@ -59,12 +69,19 @@ open class CMWaterSubmersionEvent: NSObject {
 open class CMWaterSubmersionMeasurement: NSObject {
     /// Depth state.
     public enum DepthState: Int, Sendable, Hashable, BitwiseCopyable {
+        /// The depth state is not known.
         case unknown = 0
+        /// Out of the water.
         case notSubmerged = 100
+        /// Under water, shallow.
         case submergedShallow = 200
+        /// Under water, deep.
         case submergedDeep = 300
+        /// Close to the deepest supported depth.
         case approachingMaxDepth = 400
+        /// Below the deepest supported depth.
         case pastMaxDepth = 500
+        /// The depth sensor failed.
         case sensorDepthError = 600
     }
 
@@ -78,6 +95,7 @@ open class CMWaterSubmersionMeasurement: NSObject {
     open var surfacePressure: Measurement<UnitPressure> { Measurement(value: 0, unit: .kilopascals) }
     /// Depth state.
     open var submersionState: DepthState { .unknown }
+    /// An `.unknown` measurement dated 2001-01-01, without depth or pressure.
     public override init() { super.init() }
 }
 
@@ -89,5 +107,6 @@ open class CMWaterTemperature: NSObject {
     open var temperature: Measurement<UnitTemperature> { Measurement(value: 0, unit: .celsius) }
     /// Its uncertainty.
     open var temperatureUncertainty: Measurement<UnitTemperature> { Measurement(value: 0, unit: .celsius) }
+    /// 0 °C with no uncertainty, dated 2001-01-01.
     public override init() { super.init() }
 }

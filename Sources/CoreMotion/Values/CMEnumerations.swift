@@ -2,7 +2,9 @@ import Foundation
 
 /// The reference frames an attitude can be expressed in. All have z vertical (up); they differ in x.
 public struct CMAttitudeReferenceFrame: OptionSet, Sendable, Hashable, BitwiseCopyable {
+    /// The frame's bit: one bit per frame, as in Apple's `NS_OPTIONS` (1, 2, 4, 8).
     public let rawValue: UInt
+    /// The frames whose bits are set in `rawValue`.
     public init(rawValue: UInt) { self.rawValue = rawValue }
 
     /// x is arbitrary in the horizontal plane, fixed to the device's heading when updates start. No
@@ -20,9 +22,13 @@ public struct CMAttitudeReferenceFrame: OptionSet, Sendable, Hashable, BitwiseCo
 
 /// How well the magnetometer is calibrated.
 public enum CMMagneticFieldCalibrationAccuracy: Int32, Sendable, Hashable, BitwiseCopyable {
+    /// Not calibrated (or no magnetometer).
     case uncalibrated = -1
+    /// Calibrated roughly: not good enough to correct the gyroscope bias.
     case low = 0
+    /// Calibrated; usable for a heading.
     case medium = 1
+    /// Well calibrated.
     case high = 2
 }
 
@@ -40,8 +46,11 @@ public enum CMAuthorizationStatus: Int, Sendable, Hashable, BitwiseCopyable {
 
 /// How likely a reported motion activity is correct.
 public enum CMMotionActivityConfidence: Int, Sendable, Hashable, BitwiseCopyable {
+    /// The estimate is uncertain.
     case low = 0
+    /// The estimate is likely.
     case medium = 1
+    /// The estimate is very likely.
     case high = 2
 }
 

@@ -28,7 +28,7 @@ public struct ActivityClassifier: Sendable {
     public var skippedSamples: Int { stream.skippedSamples }
     /// Number of gaps longer than 1 s after which the window restarted.
     public var gaps: Int { stream.gaps }
-    /// The features of the window behind the last estimate, by ``ActivityFeature/rawValue``.
+    /// The features of the window behind the last estimate, by `ActivityFeature.rawValue`.
     public var lastFeatures: [Double] { stream.features }
 
     /// A classifier with the model shipped in the library.
@@ -38,7 +38,10 @@ public struct ActivityClassifier: Sendable {
     }
 
     /// A classifier with a given (validated) model.
-    /// - Parameter hopSamples: grid samples (at 25 Hz) between estimates, at least 1.
+    /// - Parameters:
+    ///   - forest: the model, for example ``ActivityForest/bundled()`` or one trained with
+    ///     ``ActivityForestTrainer``.
+    ///   - hopSamples: grid samples (at 25 Hz) between estimates, at least 1.
     public init(forest: ActivityForest, hopSamples: Int = 32) {
         self.forest = forest
         stream = ActivityFeatureStream(hopSamples: hopSamples)
@@ -70,7 +73,7 @@ public struct ActivityFeatureStream: Sendable {
     public let hopSamples: Int
     private var resampler: AccelerationResampler
     private var extractor = ActivityFeatures()
-    /// The last feature vector, by ``ActivityFeature/rawValue``.
+    /// The last feature vector, by `ActivityFeature.rawValue`.
     public private(set) var features: [Double]
     private var sinceWindow: Int
     private var ready: Double?

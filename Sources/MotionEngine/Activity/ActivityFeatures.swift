@@ -144,6 +144,7 @@ public struct ActivityFeatures: Sendable {
     private let sinTable: [Double]
     private let bitReverse: [Int]
 
+    /// An extractor with every buffer allocated, before the first sample.
     public init() {
         let n = Self.n
         ringX = Array(repeating: 0, count: n)
@@ -195,7 +196,7 @@ public struct ActivityFeatures: Sendable {
     }
 
     /// Writes the ``ActivityFeature/count`` features of the last window into `out` (indexed by
-    /// ``ActivityFeature/rawValue``). Call only when ``isWindowFull``.
+    /// `ActivityFeature.rawValue`). Call only when ``isWindowFull``.
     public mutating func compute(into out: inout [Double]) {
         precondition(out.count >= ActivityFeature.count, "feature buffer too small")
         let n = Self.n

@@ -10,7 +10,7 @@ import Foundation
 public struct ActivityForest: Sendable, Hashable, Codable {
     /// One decision tree, stored flat.
     public struct Tree: Sendable, Hashable, Codable {
-        /// Per node: the ``ActivityFeature/rawValue`` split on, or −1 for a leaf.
+        /// Per node: the `ActivityFeature.rawValue` split on, or −1 for a leaf.
         public var feature: [Int]
         /// Per node: the split threshold (features `<=` it go left); unused for leaves.
         public var threshold: [Double]
@@ -21,6 +21,7 @@ public struct ActivityForest: Sendable, Hashable, Codable {
         /// ``ActivityClass/count`` class frequencies per leaf (each group sums to 1).
         public var leafValues: [Double]
 
+        /// A tree from its flat arrays (one entry per node; see ``ActivityForest``).
         public init(feature: [Int], threshold: [Double], left: [Int], right: [Int], leafValues: [Double]) {
             self.feature = feature
             self.threshold = threshold
@@ -46,6 +47,7 @@ public struct ActivityForest: Sendable, Hashable, Codable {
         /// Features tried at each split.
         public var featuresPerSplit: Int
 
+        /// The parameters of the shipped model unless given.
         public init(seed: UInt64 = 20_240_601, treeCount: Int = 60, maximumDepth: Int = 6, minimumLeafRows: Int = 10, featuresPerSplit: Int = 5) {
             self.seed = seed
             self.treeCount = treeCount
@@ -78,6 +80,8 @@ public struct ActivityForest: Sendable, Hashable, Codable {
     /// The format tag written by this version.
     public static let formatTag = "swift-core-motion activity random forest v1"
 
+    /// A forest of `trees`, with the current format tag, feature and class names, grid rate and
+    /// window length.
     public init(training: TrainingParameters, trainedOn: String, trees: [Tree]) {
         self.format = Self.formatTag
         self.features = ActivityFeature.allCases.map(\.description)
@@ -93,7 +97,9 @@ public struct ActivityForest: Sendable, Hashable, Codable {
     public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         /// What is wrong, naming the file, tree and node when known.
         public var message: String
+        /// An error saying `message`.
         public init(_ message: String) { self.message = message }
+        /// "activity model: " and the message.
         public var description: String { "activity model: \(message)" }
     }
 
@@ -135,7 +141,7 @@ public struct ActivityForest: Sendable, Hashable, Codable {
         }
     }
 
-    /// Class probabilities for one feature vector (indexed by ``ActivityFeature/rawValue``).
+    /// Class probabilities for one feature vector (indexed by `ActivityFeature.rawValue`).
     /// A non-finite feature goes to the right at every split on it.
     public func probabilities(_ features: UnsafeBufferPointer<Double>) -> ActivityProbabilities {
         var p0 = 0.0, p1 = 0.0, p2 = 0.0, p3 = 0.0, p4 = 0.0

@@ -52,6 +52,7 @@ public struct ActivityTracker: Sendable {
         /// Estimates further apart than this are a gap (the state becomes unknown), seconds.
         public var maximumGap: Double
 
+        /// The shipped tracker policy unless given (`docs/activity.md`, "Tracker policy").
         public init(
             smoothingTime: Double = 4, confirmationCount: Int = 3, unclassifiedBelow: Double = 0.45,
             automotiveConfirmationTime: Double = 20, automotiveEntryProbability: Double = 0.75, automotivePauseLimit: Double = 10,
@@ -69,6 +70,7 @@ public struct ActivityTracker: Sendable {
         }
     }
 
+    /// The policy this tracker applies.
     public let configuration: Configuration
 
     /// The state last reported, `nil` before the first estimate.
@@ -87,6 +89,7 @@ public struct ActivityTracker: Sendable {
     /// Start of the current automotive state (the trip), seconds.
     private var tripStart = Double.infinity
 
+    /// A tracker before the first estimate (``current`` is `nil`).
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }

@@ -54,6 +54,7 @@ public enum ActivityClass: Int, CaseIterable, Sendable, Hashable, Codable, Custo
     }
 }
 
+/// The engine's confidence rule.
 extension ActivityConfidence {
     /// The confidence of a class probability: high from 0.75, medium from 0.5, low below.
     public init(probability: Double) {
@@ -81,6 +82,7 @@ public struct ActivityProbabilities: Sendable, Hashable, Codable {
     /// Probability of ``ActivityClass/automotive``, in [0, 1].
     public var automotive: Double
 
+    /// Probabilities per class, 0 unless given.
     @inlinable
     public init(stationary: Double = 0, walking: Double = 0, running: Double = 0, cycling: Double = 0, automotive: Double = 0) {
         self.stationary = stationary
@@ -132,6 +134,7 @@ public struct ActivityProbabilities: Sendable, Hashable, Codable {
     }
 }
 
+/// Flags from the engine's classes.
 extension ActivityFlags {
     /// The flag of `activity`.
     public init(_ activity: ActivityClass) {
@@ -165,6 +168,7 @@ public struct ActivityEstimate: Sendable, Hashable, Codable {
     /// Class probabilities, summing to 1.
     public var probabilities: ActivityProbabilities
 
+    /// An estimate of `probabilities` for the window ending at `time`.
     public init(time: Double, windowDuration: Double, probabilities: ActivityProbabilities) {
         self.time = time
         self.windowDuration = windowDuration
@@ -183,11 +187,12 @@ public struct ActivityEstimate: Sendable, Hashable, Codable {
 public struct ActivityState: Sendable, Hashable, Codable {
     /// When this state began, seconds on the device clock (becomes `CMMotionActivity.startDate`).
     public var startTime: Double
-    /// Which flags hold (see ``ActivityFlags``).
+    /// Which flags hold (see `ActivityFlags`).
     public var flags: ActivityFlags
     /// How likely the most likely flag is right.
     public var confidence: ActivityConfidence
 
+    /// A state that began at `startTime`.
     public init(startTime: Double, flags: ActivityFlags, confidence: ActivityConfidence) {
         self.startTime = startTime
         self.flags = flags

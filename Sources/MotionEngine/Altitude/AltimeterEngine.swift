@@ -67,6 +67,8 @@ public struct AltimeterEngine: Sendable {
     /// iPhone 13 walk in the shared data (Sensor Logger's `Barometer.csv`, which are `CMAltitudeData`).
     public static let iPhoneUpdateInterval = 1.0628
 
+    /// How the altimeter reports: the update interval, the absolute reference and the barometer's
+    /// period.
     public struct Configuration: Sendable, Hashable, Codable {
         /// Interval between updates for a barometer faster than that, s (a slower barometer gives one
         /// update per sample).
@@ -76,6 +78,8 @@ public struct AltimeterEngine: Sendable {
         /// The barometer's nominal sample period, s, when known (the service gives the device's); `nil`
         /// measures it from the samples (then the first update is always the first sample).
         public var samplePeriod: Double?
+        /// An iPhone's update interval, no absolute reference and a measured sample period unless given;
+        /// an interval that is not a positive number means the iPhone's.
         public init(updateInterval: Double = AltimeterEngine.iPhoneUpdateInterval, reference: Reference = .none, samplePeriod: Double? = nil) {
             self.updateInterval = updateInterval.isFinite && updateInterval > 0 ? updateInterval : AltimeterEngine.iPhoneUpdateInterval
             self.reference = reference
@@ -86,6 +90,7 @@ public struct AltimeterEngine: Sendable {
     /// Time constant of the internal low-pass the drift rule and the noise estimate look at, s.
     static let driftSmoothingTime = 1.5
 
+    /// The configuration in effect.
     public private(set) var configuration: Configuration
     private var updates: FixedRing<AltitudeUpdate>
     /// Updates dropped because ``nextUpdate()`` was not called often enough (the queue holds 256).
@@ -125,6 +130,7 @@ public struct AltimeterEngine: Sendable {
     /// Fixes newer than the newest barometer sample, waiting for it.
     private var waitingFixes: FixedRing<TimedLocation>
 
+    /// An engine before the first barometer sample.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         period = configuration.samplePeriod

@@ -44,6 +44,7 @@ public struct AltitudeFusion: Sendable, Hashable {
     /// Fixes fused so far.
     public private(set) var fixCount = 0
 
+    /// A fusion before the first fix (no absolute altitude yet).
     public init() {}
 
     /// Fuses a GNSS fix: `altitude` m above mean sea level with `accuracy` m (1σ) at `time` s, where

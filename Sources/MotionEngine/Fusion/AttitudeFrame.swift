@@ -6,13 +6,16 @@ import Foundation
 /// captures the start yaw for the arbitrary frames (so their yaw reads zero at start, as on Apple's
 /// devices) and holds the declination for the true-north frame. Pure and allocation-free.
 public struct AttitudeFrame: Sendable, Hashable {
+    /// The reference frame the client asked for.
     public let referenceFrame: AttitudeReferenceFrame
     /// Magnetic declination, radians, positive when magnetic north is east of true north (only used
-    /// by ``AttitudeReferenceFrame/xTrueNorthZVertical``; see ``WorldMagneticModel``).
+    /// by `AttitudeReferenceFrame.xTrueNorthZVertical`; see ``WorldMagneticModel``).
     public var declination: Double
     /// Rotation about the vertical captured at the first estimate (arbitrary frames), radians.
     public private(set) var startYaw: Double?
 
+    /// A frame before its first estimate; `declination` (radians) matters for the true-north
+    /// frame only.
     public init(_ referenceFrame: AttitudeReferenceFrame, declination: Double = 0) {
         self.referenceFrame = referenceFrame
         self.declination = declination
@@ -35,7 +38,7 @@ public struct AttitudeFrame: Sendable, Hashable {
     }
 
     /// `CMDeviceMotion.heading` for `attitude` (already in this frame), degrees: in [0, 360) for
-    /// the north frames, −1 for the arbitrary frames (Apple's "invalid"). See ``headingDegrees(of:)``.
+    /// the north frames, −1 for the arbitrary frames (Apple's "invalid"). See `headingDegrees(of:)` (MotionSamples).
     public func heading(of attitude: Quaternion) -> Double {
         referenceFrame.hasHeading ? headingDegrees(of: attitude) : -1
     }

@@ -14,6 +14,7 @@ public enum MagnetometerCalibrationAccuracy: Int32, Sendable, Hashable, Codable,
     /// Hard and soft iron from rotation all around, small residual.
     case high = 2
 
+    /// Orders accuracies from `.uncalibrated` to `.high`.
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 }
 
@@ -57,6 +58,7 @@ public struct DeviceMotionEstimate: Sendable, Hashable {
     /// Whether a magnetometer has contributed to ``attitude9D``.
     public var hasMagnetometer: Bool
 
+    /// An estimate with every field given.
     public init(
         time: Double, accelerometerTime: Double, acceleration: Vector3, attitude6D: Quaternion,
         attitude9D: Quaternion, rotationRate: Vector3, gravity: Vector3, userAcceleration: Vector3,

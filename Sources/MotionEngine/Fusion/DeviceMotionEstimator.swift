@@ -1,7 +1,7 @@
 import Foundation
 import MotionSamples
 
-/// Turns a time-ordered stream of raw ``SensorSample``s into device-motion estimates, one per
+/// Turns a time-ordered stream of raw `SensorSample`s into device-motion estimates, one per
 /// accelerometer sample: the engine entry point for the service.
 ///
 /// Pairing and timing reproduce what Apple's device motion shows on an iPhone 13 (measured on
@@ -44,6 +44,8 @@ public struct DeviceMotionEstimator: Sendable {
     private var accelerometerPeriod = 0.01
     private var magnetometerPeriod = 0.01
 
+    /// An estimator with a filter of these settings (the shipped ones unless given), before the first
+    /// sample.
     public init(settings: FusionFilter.Settings = FusionFilter.Settings()) {
         filter = FusionFilter(settings: settings)
     }

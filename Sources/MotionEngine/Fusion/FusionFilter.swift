@@ -13,6 +13,7 @@ import MotionSamples
 /// magnetometer) and the 9D attitude (magnetic north) come out of one run, and a bad magnetometer
 /// can never tilt the vertical.
 public struct FusionFilter: Sendable {
+    /// The settings in effect.
     public private(set) var settings: Settings
 
     var strapdown = GyroStrapdown()
@@ -80,6 +81,7 @@ public struct FusionFilter: Sendable {
     /// Whether the last gyro sample was saturated.
     public private(set) var isGyroscopeSaturated = false
 
+    /// A filter at the identity attitude with zero bias, before the first sample.
     public init(settings: Settings = Settings()) {
         self.settings = settings
         biasEstimator = GyroBiasEstimator(initialSigma: settings.biasInitialSigma)
@@ -205,7 +207,7 @@ public struct FusionFilter: Sendable {
     @inline(__always) public var isAtRest: Bool { rest.isAtRest }
 
     /// Whether sustained periodic locomotion (walking, running, stairs) is under way: the
-    /// accelerometer's norm repeats with a step or stride period (see ``GaitDetector``).
+    /// accelerometer's norm repeats with a step or stride period (see the gait detector in `docs/fusion.md`, "Gait-aware correction").
     public var isWalking: Bool { gait.isWalking }
 
     /// Weight (0 … 1) of the gait time constant in the inclination correction.

@@ -159,6 +159,7 @@ extension FusionFilter {
         /// restarts the filters' short-term state (attitude and bias are kept).
         public var maximumSampleInterval = 0.25
 
+        /// The shipped settings (chosen on BROAD and the iPhone walk; `docs/fusion.md`).
         public init() {}
     }
 }

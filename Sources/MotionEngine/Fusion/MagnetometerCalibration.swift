@@ -15,6 +15,7 @@ public struct MagnetometerCalibration: Sendable, Hashable, Codable {
     /// How far the calibration is trusted.
     public var accuracy: MagnetometerCalibrationAccuracy
 
+    /// A calibration of this hard and soft iron; none (identity, `.uncalibrated`) unless given.
     public init(hardIron: Vector3 = .zero, softIron: Matrix3 = .identity, accuracy: MagnetometerCalibrationAccuracy = .uncalibrated) {
         self.hardIron = hardIron
         self.softIron = softIron

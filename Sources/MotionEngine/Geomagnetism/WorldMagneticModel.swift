@@ -32,8 +32,11 @@ public struct WorldMagneticModel: Sendable {
 
     /// Errors reading a coefficient file.
     public struct FormatError: Error, CustomStringConvertible, Sendable {
+        /// The line of the file, from 1.
         public var line: Int
+        /// What is wrong.
         public var message: String
+        /// The line and the message.
         public var description: String { "WMM coefficient file, line \(line): \(message)" }
     }
 
@@ -223,6 +226,7 @@ public struct GeomagneticField: Sendable, Hashable, Codable {
     /// Downward component Z, nT.
     public var down: Double
 
+    /// A field of these components, nT.
     public init(north: Double, east: Double, down: Double) {
         self.north = north
         self.east = east

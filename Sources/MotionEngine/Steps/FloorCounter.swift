@@ -29,6 +29,7 @@ public struct FloorCounter: Sendable {
     /// Floors descended.
     public private(set) var descended = 0
 
+    /// A counter at zero floors, before the first sample.
     public init() {}
 
     /// A new walking bout starts: the next step sets the reference.

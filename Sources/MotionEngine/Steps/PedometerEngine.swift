@@ -23,6 +23,7 @@ import Foundation
 ///   bout, plus one step period for each bout's first step;
 /// - **floors**: see ``FloorCounter``.
 public struct PedometerEngine: Sendable {
+    /// The user's height, the stride calibration, the pause delay and the step detector's tuning.
     public struct Configuration: Sendable, Hashable, Codable {
         /// User's body height, m; `nil` uses ``StrideModel/defaultHeight``.
         public var userHeight: Double?
@@ -33,6 +34,7 @@ public struct PedometerEngine: Sendable {
         /// Step detector tuning.
         public var detector: StepDetector.Configuration
 
+        /// The defaults unless given: no height (1.70 m), scale 1, a pause after 3 s without steps.
         public init(userHeight: Double? = nil, strideScale: Double = 1, pauseAfter: Double = 3,
                     detector: StepDetector.Configuration = .init()) {
             self.userHeight = userHeight
@@ -42,7 +44,9 @@ public struct PedometerEngine: Sendable {
         }
     }
 
+    /// The configuration in effect.
     public let configuration: Configuration
+    /// The stride model made from the configuration's height and scale.
     public let strideModel: StrideModel
     private var detector: StepDetector
     private var floors = FloorCounter()
@@ -70,6 +74,7 @@ public struct PedometerEngine: Sendable {
     public private(set) var droppedEvents = 0
     private var lastLength = 0.0
 
+    /// An engine at zero steps, before the first sample.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         strideModel = StrideModel(height: configuration.userHeight, scale: configuration.strideScale)

@@ -8,6 +8,7 @@ public struct StepEvent: Sendable, Hashable, Codable {
     /// The step period the detector was tracking when it accepted the step, s (1 / cadence).
     public var period: Double
 
+    /// A step at `time` with the detector's period then.
     public init(time: Double, period: Double) {
         self.time = time
         self.period = period
@@ -88,9 +89,11 @@ public struct StepDetector: Sendable {
         /// rotation is a pure oscillation at the step rhythm (pedalling, shaking), not gait.
         public var rhythmicRotationCorrelation: Double = 0.5
 
+        /// The shipped tuning (`docs/pedometer.md`).
         public init() {}
     }
 
+    /// The tuning in effect.
     public let configuration: Configuration
 
     // Grid and filters.
@@ -127,6 +130,8 @@ public struct StepDetector: Sendable {
     private var accepted: [Double]
 
     // Walking state.
+    /// Whether the detector currently sees gait: set when the signal's autocorrelation shows a step
+    /// rhythm within the cadence limits, cleared after three hops without it.
     private(set) public var isWalking = false
     private var quietHops = 0
     /// The tracked step period, s.
@@ -150,6 +155,7 @@ public struct StepDetector: Sendable {
         var activity: Double
     }
 
+    /// A detector before the first sample.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         rate = configuration.internalRate

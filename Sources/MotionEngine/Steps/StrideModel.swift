@@ -23,6 +23,8 @@ public struct StrideModel: Sendable, Hashable, Codable {
     /// Height used when the user's is not known, m.
     public static let defaultHeight = 1.70
 
+    /// A model for a body height (metres; 1.70 m when `nil` or outside 0.5–2.8 m) and a scale
+    /// (1 when not a positive number).
     public init(height: Double? = nil, scale: Double = 1) {
         self.height = (height.map { $0.isFinite && $0 > 0.5 && $0 < 2.8 ? $0 : Self.defaultHeight }) ?? Self.defaultHeight
         self.scale = scale.isFinite && scale > 0 ? scale : 1

@@ -16,6 +16,7 @@ public enum ActivityAugmentation {
         /// Gain on the acceleration minus its 1 s moving average.
         public var gain: Double
 
+        /// A variant with this playback speed factor and gain.
         public init(speed: Double, gain: Double) {
             self.speed = speed
             self.gain = gain

@@ -6,6 +6,7 @@ public struct ActivityConfusion: Sendable, Hashable, Codable {
     /// `counts[truth][predicted]`; predicted index ``ActivityClass/count`` means no class.
     public var counts: [[Int]]
 
+    /// An empty matrix.
     public init() {
         counts = Array(repeating: Array(repeating: 0, count: ActivityClass.count + 1), count: ActivityClass.count)
     }

@@ -16,6 +16,7 @@ public enum ActivityEvaluation {
         /// Whether a row is on the test side (never overlapping the training side's subjects).
         public var isTest: @Sendable (ActivityFeatureTable.Row) -> Bool
 
+        /// A split named `name` scoring `scoredClasses`, with the two sides given as row predicates.
         public init(
             name: String, scoredClasses: [ActivityClass],
             isTraining: @escaping @Sendable (ActivityFeatureTable.Row) -> Bool,
@@ -156,6 +157,7 @@ public enum ActivityEvaluation {
 
     /// Walking read in one carry position of the Oxford walks.
     public struct CarryPositionShare: Sendable {
+        /// The carry position (armband, in hand, swinging arm, neck pouch, purse, back pocket, front pocket).
         public var position: String
         /// Windows scored.
         public var windows: Int

@@ -22,9 +22,11 @@ public struct ActivityFeatureTable: Sendable {
         public var label: ActivityClass
         /// Start of the window within the recording, seconds.
         public var start: Double
-        /// ``ActivityFeature/count`` values, by ``ActivityFeature/rawValue``.
+        /// ``ActivityFeature/count`` values, by `ActivityFeature.rawValue`.
         public var features: [Double]
 
+        /// One window's features and label, from `recording` of `subject` in `dataset`, starting at `start`
+        /// seconds.
         public init(
             dataset: String, subject: String, recording: String, variant: String = ActivityAugmentation.Variant.original.name,
             label: ActivityClass, start: Double, features: [Double]
@@ -50,6 +52,7 @@ public struct ActivityFeatureTable: Sendable {
     /// Comment lines (without the leading `# `) written at the top of the file.
     public var comments: [String]
 
+    /// A table of these rows and comments.
     public init(rows: [Row] = [], comments: [String] = []) {
         self.rows = rows
         self.comments = comments

@@ -17,10 +17,11 @@ import Foundation
 public enum ActivityForestTrainer {
     /// One labelled feature vector.
     public struct Example: Sendable, Hashable {
-        /// ``ActivityFeature/count`` finite values, by ``ActivityFeature/rawValue``.
+        /// ``ActivityFeature/count`` finite values, by `ActivityFeature.rawValue`.
         public var features: [Double]
         /// The true class.
         public var label: ActivityClass
+        /// One training example.
         public init(features: [Double], label: ActivityClass) {
             self.features = features
             self.label = label

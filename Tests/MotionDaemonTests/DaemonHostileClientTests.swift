@@ -49,7 +49,8 @@ struct DaemonHostileClientTests {
 
     @Test("garbage, oversized frames and a message before the hello are refused with a reason; others carry on")
     func garbage() throws {
-        let daemon = try TestDaemon()
+        // A short hello timeout, to see a silent client dropped.
+        let daemon = try TestDaemon(helloTimeout: 2)
         defer { daemon.stop(); daemon.removeFiles() }
         let good = try daemon.connect()
         defer { good.close() }

@@ -19,14 +19,14 @@ final class TestDaemon: @unchecked Sendable {
     init(
         rates: [SensorKind: Double] = [.accelerometer: 100, .gyroscope: 100, .magnetometer: 100, .barometer: 2],
         device: (any MotionDevice)? = nil, clientBuffer: Int = 8192, authorizer: any ClientAuthorizer = OpenAuthorizer(),
-        folder existing: URL? = nil
+        folder existing: URL? = nil, helloTimeout: TimeInterval = 10
     ) throws {
         folder = try existing ?? TestData.temporaryDirectory("coremotiond-test")
         let configuration = DaemonConfiguration(
             instance: .user, device: .none, socketPath: folder.appendingPathComponent("d.sock").path,
             historyPath: folder.appendingPathComponent("history.sqlite").path,
             permissionsPath: folder.appendingPathComponent("permissions.json").path, socketMode: 0o600,
-            clientBufferCapacity: clientBuffer, helloTimeout: 2)
+            clientBufferCapacity: clientBuffer, helloTimeout: helloTimeout)
         let device = device ?? ScheduledDevice(
             name: "synthetic", source: SyntheticSource(rates: rates), clock: SystemClock.shared, loop: false)
         var logger = Logger(label: "test.coremotiond")

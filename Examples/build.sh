@@ -46,6 +46,11 @@ for name in "${names[@]}"; do
         fail "build $name (log above)"
         continue
     fi
+    if [ ! -x "$(swift build --package-path "$examples/$name" --scratch-path "$scratch" --show-bin-path)/$name" ]; then
+        tail -n 20 "$log"
+        fail "build $name: swift build succeeded but made no executable $name"
+        continue
+    fi
     # An app's code compiles without a diagnostic.
     if grep -E "^$examples/$name/Sources/.*warning:" "$log" | sort -u | grep .; then
         fail "build $name: warnings in the example's code"

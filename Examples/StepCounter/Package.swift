@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 // An app that uses swift-core-motion as any app would: the `CoreMotion` product only.
 import PackageDescription
 

@@ -41,7 +41,11 @@ pass() { echo "PASS $1"; }
 for name in "${names[@]}"; do
     t0=$(date +%s)
     log="$work/build-$name.log"
-    if ! swift build --package-path "$examples/$name" --scratch-path "$scratch" >"$log" 2>&1; then
+    # --disable-build-manifest-caching: SwiftPM keeps one build plan per scratch folder and decides whether
+    # to plan again from the files of the package it last planned for, not the one asked for: switching
+    # packages, it can rebuild the previous example, report success and make no executable (seen once in
+    # two clean runs). Planning again costs a few seconds; what is already compiled stays compiled.
+    if ! swift build --package-path "$examples/$name" --scratch-path "$scratch" --disable-build-manifest-caching >"$log" 2>&1; then
         grep -E "error:" "$log" | sort -u | head -30
         fail "build $name (log above)"
         continue

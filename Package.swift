@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 // swift-core-motion: Apple's Core Motion API on Linux, fed by IIO sensors, recordings and a simulator.
 import PackageDescription
 

@@ -10,10 +10,11 @@ import TestSupport
 
 @Suite("coremotiond: authorization per user and app", .serialized)
 struct DaemonAuthorizationTests {
-    private func daemon(policy: AdminPolicy = AdminPolicy()) throws -> TestDaemon {
+    private func daemon(policy: AdminPolicy = AdminPolicy(), device: (any MotionDevice)? = nil) throws -> TestDaemon {
         let folder = try TestData.temporaryDirectory("coremotiond-auth")
         let store = PermissionStore(file: folder.appendingPathComponent("permissions.json"), logger: Logger(label: "test"))
-        return try TestDaemon(authorizer: PolicyAuthorizer(policy: policy, store: store, logger: Logger(label: "test")), folder: folder)
+        return try TestDaemon(
+            device: device, authorizer: PolicyAuthorizer(policy: policy, store: store, logger: Logger(label: "test")), folder: folder)
     }
 
     @Test("undecided: live data flows, history is refused with Apple's error until the user grants it")
@@ -83,5 +84,36 @@ struct DaemonAuthorizationTests {
         let tool = try daemon.connect(hint: "coremotion")
         defer { tool.close() }
         #expect(throws: DaemonRequestError.self) { try tool.permissions(.grant, app: "x", uid: getuid() + 1) }
+    }
+}
+
+extension DaemonAuthorizationTests {
+    @Test("undecided: live pedometer totals from a past start count from now (the history before it is not read)")
+    func livePedometerDoesNotLeakHistory() throws {
+        let walking = try DeviceFactory.makeDevice(.simulator(scene: "walking-in-hand", seed: 1, speed: 1), clock: SystemClock.shared)
+        let daemon = try daemon(device: walking)
+        defer { daemon.stop(); daemon.removeFiles() }
+        // The daemon counts steps before the app asks.
+        Thread.sleep(forTimeInterval: 5)
+        let app = try daemon.connect()
+        defer { app.close() }
+        let start = Date().addingTimeInterval(-3600)
+        let box = Counter()
+        let starts = LockedDates()
+        let s = app.subscribePedometer(from: start) { totals in
+            box.add(Double(totals.steps))
+            starts.add(totals.start)
+        }
+        Thread.sleep(forTimeInterval: 5)
+        s?.cancel()
+        #expect(!starts.all.isEmpty, "no pedometer update in 5 s of walking")
+        #expect(starts.all.allSatisfy { $0 > start.addingTimeInterval(3590) }, "\(starts.all)")
+    }
+
+    final class LockedDates: @unchecked Sendable {
+        private let lock = NSLock()
+        private var dates: [Date] = []
+        func add(_ d: Date) { lock.lock(); dates.append(d); lock.unlock() }
+        var all: [Date] { lock.lock(); defer { lock.unlock() }; return dates }
     }
 }

@@ -148,8 +148,11 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
                 provider.subscribeAltitude(absolute: absolute) { push(.altitude($0)) }
             }
         case .subscribePedometer(let stream, let start):
+            // Totals cumulative from a start in the past include history: an app that may not read history
+            // counts from now instead (Apple's pedometer gives such an app nothing at all).
+            let from = core.authorizer.allowsHistory(currentStatus) ? start : max(start, Date())
             open(stream, label: "pedometer", interval: 0, needs: .activity) { provider, push in
-                provider.subscribePedometer(from: start) { push(.pedometer($0)) }
+                provider.subscribePedometer(from: from) { push(.pedometer($0)) }
             }
         case .subscribePedometerEvents(let stream):
             open(stream, label: "pedometer events", interval: 0, needs: .activity) { provider, push in

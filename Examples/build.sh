@@ -10,7 +10,9 @@
 set -u
 examples=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$examples/.." && pwd)
-scratch="$examples/.build"
+# CLIENT_SCRATCH (CI): one scratch folder shared with the compatibility clients, so that the library and its
+# dependencies are compiled once for every client package.
+scratch="${CLIENT_SCRATCH:-$examples/.build}"
 build_only=0
 service=1
 while [ $# -gt 0 ]; do

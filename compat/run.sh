@@ -44,7 +44,11 @@ let package = Package(
 )
 PKG
     echo "== Swift $mode language mode"
-    if ! swift build --package-path "$work" >"$work/build.log" 2>&1; then
+    # CLIENT_SCRATCH (CI): a scratch folder shared with other client packages (the library and its dependencies
+    # compiled once); the build plan is then made afresh for this package.
+    scratch_args=()
+    [ -n "${CLIENT_SCRATCH:-}" ] && scratch_args=(--scratch-path "$CLIENT_SCRATCH" --disable-build-manifest-caching)
+    if ! swift build --package-path "$work" "${scratch_args[@]}" >"$work/build.log" 2>&1; then
         grep -E "error:" "$work/build.log" | sort -u | head -40
         echo "FAIL build: the clients do not compile in Swift $mode mode (log: $work/build.log)"
         status=1
@@ -55,7 +59,7 @@ PKG
         echo "FAIL build: the clients compile with warnings in Swift $mode mode"
         status=1
     fi
-    bin=$(swift build --package-path "$work" --show-bin-path)/ProjectClients
+    bin=$(swift build --package-path "$work" "${scratch_args[@]}" --show-bin-path)/ProjectClients
     list=("${clients[@]}")
     [ ${#list[@]} -gt 0 ] || read -r -a list <<< "$("$bin" --list)"
     passed=0; failed=0

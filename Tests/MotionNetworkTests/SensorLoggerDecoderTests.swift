@@ -1,11 +1,12 @@
 import Foundation
 import MotionNetwork
+import MotionRecordings
 import MotionSamples
 import Testing
 
 @Suite("Sensor Logger push decoder")
 struct SensorLoggerDecoderTests {
-    func decode(_ text: String) throws -> SensorLoggerMessage {
+    func decode(_ text: String) throws(SensorLoggerDecodingError) -> SensorLoggerMessage {
         try SensorLoggerDecoder.decode(Array(text.utf8))
     }
 

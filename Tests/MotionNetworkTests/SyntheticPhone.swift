@@ -1,5 +1,6 @@
 import Foundation
 import MotionNetwork
+import MotionRecordings
 import MotionSamples
 
 /// A synthetic phone that pushes like Sensor Logger: a device tilted 30° and turning slowly about the
@@ -102,7 +103,9 @@ struct SyntheticPhone {
         var readings: [SensorLoggerPushWriter.Reading] = []
         for (j, name) in sensors.enumerated() {
             let r = (name == "barometer" || name == "pedometer" || name == "battery") ? 1.0 : rate
-            let phase = Double(j) * 0.0013
+            // Device-motion readings (Apple's outputs) share one time per instant, as on a real iPhone.
+            let deviceMotion = ["gravity", "accelerometer", "orientation", "gyroscope", "magnetometer"].contains(name)
+            let phase = deviceMotion ? 0.0025 : Double(j) * 0.0013
             let first = Int((Double(k) * batch * r).rounded(.up))
             var i = first
             while Double(i) / r < Double(k + 1) * batch {

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import MotionSamples
 import NIOCore
+import ServiceLifecycle
 
 /// The HTTP server that receives Sensor Logger's pushes (any path, `POST` or `PUT`), for every phone that
 /// pushes to it: each `deviceId` is a ``SensorLoggerPhone`` with its own ``LiveDevice``.
@@ -31,6 +32,7 @@ public final class SensorLoggerServer: @unchecked Sendable {
     private var stats = Statistics()
     private var logged = Set<String>()
     private var task: Task<Void, Never>?
+    private var group: ServiceGroup?
     private var boundPort: Int?
 
     /// What the server answered so far.
@@ -216,9 +218,10 @@ public final class SensorLoggerServer: @unchecked Sendable {
             onServerRunning: { channel in outcome.finish(.success(channel.localAddress?.port ?? 0)) },
             logger: quiet
         )
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: quiet))
         let task = Task.detached {
             do {
-                try await app.run()
+                try await group.run()
                 outcome.finish(.failure(SensorLoggerConfigurationError(reason: "the server stopped")))
             } catch {
                 outcome.finish(.failure(SensorLoggerConfigurationError(reason: "cannot listen on \(self.configuration.host):\(self.configuration.port): \(error)")))
@@ -226,6 +229,7 @@ public final class SensorLoggerServer: @unchecked Sendable {
         }
         lock.lock()
         self.task = task
+        self.group = group
         lock.unlock()
         guard let result = outcome.wait(timeout: 15) else {
             task.cancel()
@@ -248,9 +252,19 @@ public final class SensorLoggerServer: @unchecked Sendable {
     public func stop() {
         lock.lock()
         let task = self.task
+        let group = self.group
         self.task = nil
+        self.group = nil
         lock.unlock()
-        task?.cancel()
+        guard let task, let group else { return }
+        // A graceful shutdown: the listener closes, requests in flight finish.
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            await group.triggerGracefulShutdown()
+            _ = await task.value
+            done.signal()
+        }
+        if done.wait(timeout: .now() + 5) == .timedOut { task.cancel() }
     }
 }
 

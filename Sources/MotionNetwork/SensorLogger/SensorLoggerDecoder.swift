@@ -296,9 +296,15 @@ struct Scanner {
             var count = 0
             if escaped {
                 let text = try decodeString(start, end, true, limit: 1024)
-                for b in text.utf8 where b != 0x20 && count < 64 {
+                var cut = false
+                for b in text.utf8 where b != 0x20 {
+                    guard count < 64 else { cut = true; break }
                     out[count] = (b >= 0x41 && b <= 0x5A) ? b | 0x20 : b
                     count += 1
+                }
+                if cut {
+                    while count > 0 && out[count - 1] & 0xC0 == 0x80 { count -= 1 }
+                    if count > 0 && out[count - 1] >= 0xC0 { count -= 1 }
                 }
             } else {
                 var k = start
@@ -310,10 +316,17 @@ struct Scanner {
                     }
                     k += 1
                 }
+                while k < end && p[k] == 0x20 { k += 1 }
+                if k < end {
+                    // Cut short: end on a whole UTF-8 character.
+                    while count > 0 && out[count - 1] & 0xC0 == 0x80 { count -= 1 }
+                    if count > 0 && out[count - 1] >= 0xC0 { count -= 1 }
+                }
             }
             let bytes = UnsafeBufferPointer(rebasing: out[0..<count])
             if let known = Scanner.sensor(bytes) { return known }
-            return .other(String(decoding: bytes, as: UTF8.self))
+            guard let name = String(validating: bytes, as: UTF8.self) else { throw fail(.syntax, "a reading name that is not UTF-8") }
+            return .other(name)
         }
     }
 

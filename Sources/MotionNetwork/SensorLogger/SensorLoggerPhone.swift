@@ -55,6 +55,7 @@ public final class SensorLoggerPhone: @unchecked Sendable {
     private var reference = ReferenceData()
     private var readingNames: [String: Int] = [:]
     private var summary: Summary
+    private var undecidedMessages = 0
 
     /// What a phone did, for listings (`coremotion devices --network`).
     public struct Summary: Sendable, Hashable {
@@ -149,6 +150,7 @@ public final class SensorLoggerPhone: @unchecked Sendable {
                 seenMessages = []
                 seenOrder = []
                 highestMessage = nil
+                undecidedMessages = 0
             }
             sessionId = session
             summary.sessionId = session
@@ -262,10 +264,12 @@ public final class SensorLoggerPhone: @unchecked Sendable {
 
     /// The reply: 499 with advice when the accelerometer cannot be delivered.
     private func replyFor(_ message: SensorLoggerMessage, undecided: Int, items: [LiveItem]) -> SensorLoggerReply {
-        if undecided > 0 {
+        // Advice only once it is clear (a second of pushes): a recording's first batch may hold a reading or two.
+        if undecided > 0 { undecidedMessages += 1 }
+        if undecided > 0 && undecidedMessages >= 4 {
             return SensorLoggerReply(status: 499, text: "coremotion cannot tell whether this phone standardises units: enable the Uncalibrated Accelerometer (or Orientation with Gravity) in Sensor Logger, or start the receiver with &platform=ios|android|ios-standardised")
         }
-        if sources[.accelerometer] == nil && !message.readings.isEmpty && message.readings.contains(where: { $0.sensor != .test }) {
+        if sources[.accelerometer] == nil && summary.messages >= 8 && message.readings.contains(where: { $0.sensor != .test }) {
             return SensorLoggerReply(status: 499, text: "coremotion needs the raw motion sensors: enable the Uncalibrated Accelerometer, Gyroscope and Magnetometer in Sensor Logger")
         }
         return .ok
@@ -323,5 +327,24 @@ public final class SensorLoggerPhone: @unchecked Sendable {
         trim(&reference.cumulativeSteps, \.time)
         trim(&reference.relativeAltitude, \.time)
         trim(&reference.activity, \.time)
+    }
+}
+
+extension ReferenceData {
+    /// The same data with every time moved by `seconds` (to write a live session relative to its start).
+    public func shifted(by seconds: Double) -> ReferenceData {
+        var r = self
+        r.attitude = attitude.map { TimedQuaternion(time: $0.time + seconds, value: $0.value) }
+        r.gravity = gravity.map { TimedVector(time: $0.time + seconds, value: $0.value) }
+        r.userAcceleration = userAcceleration.map { TimedVector(time: $0.time + seconds, value: $0.value) }
+        r.rotationRate = rotationRate.map { TimedVector(time: $0.time + seconds, value: $0.value) }
+        r.calibratedMagneticField = calibratedMagneticField.map { TimedVector(time: $0.time + seconds, value: $0.value) }
+        r.heading = heading.map { TimedScalar(time: $0.time + seconds, value: $0.value) }
+        r.cumulativeSteps = cumulativeSteps.map { TimedScalar(time: $0.time + seconds, value: $0.value) }
+        r.relativeAltitude = relativeAltitude.map { TimedScalar(time: $0.time + seconds, value: $0.value) }
+        r.activity = activity.map { TimedLabel(time: $0.time + seconds, label: $0.label) }
+        r.truthAttitude = truthAttitude.map { TimedQuaternion(time: $0.time + seconds, value: $0.value) }
+        r.stepTimes = stepTimes.map { $0 + seconds }
+        return r
     }
 }

@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "MotionEngine", targets: ["MotionEngine"]),
         .library(name: "MotionRecordings", targets: ["MotionRecordings"]),
         .library(name: "MotionIIO", targets: ["MotionIIO"]),
+        // Live phones over the network (Sensor Logger's HTTP push, …), for tools, benchmarks and fuzzers.
+        .library(name: "MotionNetwork", targets: ["MotionNetwork"]),
         // The system service's parts, for tools that talk to `coremotiond` directly, benchmarks and fuzzers.
         .library(name: "MotionDaemonClient", targets: ["MotionDaemonClient"]),
         .library(name: "MotionDaemon", targets: ["MotionDaemon"]),
@@ -34,6 +36,9 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // The HTTP server of the network devices (MotionNetwork). No default traits: neither
+        // swift-configuration nor the full-Foundation extras are needed.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         // Plugin only (`swift package generate-documentation`): no target links it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -52,6 +57,19 @@ let package = Package(
         .target(
             name: "MotionIIO",
             dependencies: ["MotionSamples", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        // Layer 1: live phones over the network: Sensor Logger's HTTP push (an HTTP server), with the shared
+        // pieces every network source uses (phone clock mapping, jitter buffer, live device).
+        .target(
+            name: "MotionNetwork",
+            dependencies: [
+                "MotionSamples", "MotionRecordings",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strict
         ),
         // Layer 3: pure algorithms: fusion, steps, activity, altitude, geomagnetism.
@@ -78,7 +96,8 @@ let package = Package(
             name: "MotionService",
             dependencies: [
                 "MotionClient",
-                "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionEngine", "MotionHistory",
+                "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionNetwork", "MotionEngine",
+                "MotionHistory",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
@@ -152,8 +171,8 @@ let package = Package(
         .executableTarget(
             name: "CoreMotionCLI",
             dependencies: [
-                "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionEngine", "MotionService",
-                "CoreMotion", "MotionDaemonClient", "MotionSystemd", "MotionAuthorization",
+                "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionNetwork", "MotionEngine",
+                "MotionService", "CoreMotion", "MotionDaemonClient", "MotionSystemd", "MotionAuthorization",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             resources: [.copy("Resources")],
@@ -177,6 +196,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "MotionIIOTests", dependencies: ["MotionIIO", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MotionNetworkTests",
+            dependencies: ["MotionNetwork", "MotionRecordings", "MotionService", "TestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "MotionEngineTests",
             dependencies: ["MotionEngine", "MotionRecordings", "MotionSimulator", "TestSupport"],

@@ -1,5 +1,6 @@
 // swift-tools-version:6.1
-// libFuzzer targets for the coremotiond wire protocol (MotionProtocol). A package of its own, like
+// libFuzzer targets for the coremotiond wire protocol (MotionProtocol) and the network devices' decoders
+// (MotionNetwork: Sensor Logger's HTTP push). A package of its own, like
 // Benchmarks/, so that the main build and `swift test` never see the fuzzers.
 //
 // Run from the repository root:  Fuzz/run.sh [SECONDS]      (see Fuzz/README.md)
@@ -46,10 +47,19 @@ let package = Package(
             dependencies: ["FuzzSupport", .product(name: "MotionProtocol", package: "swift-core-motion")],
             swiftSettings: fuzzTarget
         ),
+        // What any peer may POST to the Sensor Logger receiver: the body decoder and the receiver behind it.
+        .executableTarget(
+            name: "SensorLoggerPushFuzzer",
+            dependencies: ["FuzzSupport", .product(name: "MotionNetwork", package: "swift-core-motion")],
+            swiftSettings: fuzzTarget
+        ),
         // Writes the seed corpora under Corpus/ (an ordinary executable, built without the fuzzer flags).
         .executableTarget(
             name: "FuzzCorpusWriter",
-            dependencies: [.product(name: "MotionProtocol", package: "swift-core-motion")]
+            dependencies: [
+                .product(name: "MotionProtocol", package: "swift-core-motion"),
+                .product(name: "MotionNetwork", package: "swift-core-motion"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

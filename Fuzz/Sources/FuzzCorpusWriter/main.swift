@@ -1,5 +1,5 @@
-// Writes the fuzzers' seed corpora: Corpus/ClientFrame (what a client sends) and Corpus/DaemonFrame (what
-// the daemon sends). Each file is a byte stream as it arrives on the socket: one or more frames, length
+// Writes the fuzzers' seed corpora: Corpus/ClientFrame (what a client sends), Corpus/DaemonFrame (what
+// the daemon sends) and Corpus/SensorLoggerPush (what a phone POSTs to the Sensor Logger receiver). Each file is a byte stream as it arrives on the socket: one or more frames, length
 // fields included. Every message type, every record kind, every reply and event, and a few malformed
 // streams, each checked here against what the decoder must make of it.
 //
@@ -9,6 +9,7 @@
 // `regression-` (inputs that once crashed a fuzzer) and removed otherwise. `--check` writes nothing and
 // exits 1 when the committed corpus differs from what would be written.
 import Foundation
+import MotionNetwork
 import MotionProtocol
 
 // MARK: - Seeds
@@ -335,6 +336,18 @@ for (seed, messages) in daemon {
     }
 }
 sets.append(("DaemonFrame", daemon.map(\.0)))
+let sensorLogger = sensorLoggerSeeds()
+for seed in sensorLogger {
+    let refusal: SensorLoggerDecodingError.Kind?
+    switch seed.bytes.withUnsafeBytes({ SensorLoggerDecoder.decode(buffer: $0) }) {
+    case .success: refusal = nil
+    case .failure(let error): refusal = error.kind
+    }
+    if refusal != seed.refusal {
+        problems.append("SensorLoggerPush/\(seed.name): \(refusal.map { "refused (\($0))" } ?? "decodes"), expected \(seed.refusal.map { "a refusal (\($0))" } ?? "it to decode")")
+    }
+}
+sets.append(("SensorLoggerPush", sensorLogger.map { Seed(name: $0.name, bytes: $0.bytes, expectation: .messages) }))
 guard problems.isEmpty else {
     for problem in problems { print("seed does not decode as intended: \(problem)") }
     exit(2)
@@ -366,11 +379,11 @@ for (folder, seeds) in sets {
 }
 if check {
     if differences.isEmpty {
-        print("the corpus at \(corpus.path) is up to date (\(client.count) + \(daemon.count) seeds)")
+        print("the corpus at \(corpus.path) is up to date (\(client.count) + \(daemon.count) + \(sensorLogger.count) seeds)")
     } else {
         print("the corpus at \(corpus.path) differs: \(differences.joined(separator: ", "))")
         exit(1)
     }
 } else {
-    print("\(client.count) client and \(daemon.count) daemon seeds (\(total) bytes) in \(corpus.path); \(differences.count) changed")
+    print("\(client.count) client, \(daemon.count) daemon and \(sensorLogger.count) Sensor Logger seeds (\(total) bytes) in \(corpus.path); \(differences.count) changed")
 }

@@ -6,9 +6,11 @@ import MotionIIO
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
-        abstract: "List the Linux IIO motion sensors: driver, rates, mount matrix, scale and a live reading.",
+        abstract: "List the Linux IIO motion sensors (driver, rates, mount matrix, scale, a live reading), or the phones pushing over the network.",
         discussion: """
             Reads /sys/bus/iio/devices (or --root, e.g. a tree made by `coremotion iio-emulate`).
+            With --network sensorlogger:HOST:PORT it listens instead for --wait seconds (default 5) and lists
+            the phones that pushed: deviceId, convention and why, sensors with their rates, messages and faults.
             With --capture SECONDS the sensors run for that long and the command reports the samples
             delivered, the achieved rate, the CPU time and the wake-ups of each capture thread; --latency
             lets buffered capture deliver in batches that late (the buffer's watermark).
@@ -33,7 +35,14 @@ struct DevicesCommand: ParsableCommand {
     @Option(help: "How late samples may arrive with --capture, seconds (default 0: each as soon as possible; the daemon's recorders use 1).")
     var latency: Double?
 
+    @Option(help: "List the phones pushing to this receiver instead (sensorlogger:HOST:PORT[?token=T]).")
+    var network: String?
+
+    @Option(help: "Seconds to listen with --network (default 5).")
+    var wait: Double = 5
+
     func validate() throws {
+        if !(wait > 0 && wait.isFinite) { throw ValidationError("--wait must be a positive number of seconds") }
         if let capture, !(capture > 0 && capture.isFinite) { throw ValidationError("--capture must be a positive number of seconds") }
         if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate must be a positive rate in Hz") }
         if let mode, IIODevice.CaptureMode(rawValue: mode) == nil { throw ValidationError("--mode must be auto, polled or buffered") }
@@ -41,6 +50,10 @@ struct DevicesCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let network {
+            try NetworkListing.run(network, seconds: wait, json: json)
+            return
+        }
         var options = try IIODevice.Options.fromEnvironment()
         if let mode, let m = IIODevice.CaptureMode(rawValue: mode) { options.capture = m }
         let rootURL = root.map { URL(fileURLWithPath: $0) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import MotionNetwork
 import MotionRecordings
 import MotionService
 
@@ -68,10 +69,16 @@ struct RecordCommand: ParsableCommand {
         }
         let clock = service.clock
         let start = clock.now
-        let metadata = RecordingMetadata(
+        var metadata = RecordingMetadata(
             format: "coremotion record", source: service.device.name, startDate: clock.date(at: start),
             properties: ["recordedWith": "coremotion record"]
         )
+        // A live phone: who it is and in which convention it pushed.
+        let phone = (service.device as? SensorLoggerDevice)?.phone
+        if let phone {
+            metadata.properties["sensorLoggerDeviceId"] = phone.deviceId
+            if let decision = phone.decision { metadata.properties["sensorLoggerConvention"] = decision.description }
+        }
         let writer = try NativeRecordingWriter(url: URL(fileURLWithPath: output), metadata: metadata, timeOrigin: start)
         let counter = RecordCounter()
         var subscriptions: [SensorSubscription] = []
@@ -102,6 +109,10 @@ struct RecordCommand: ParsableCommand {
             if !json && duration != nil { progress.update(elapsed, detail: counter.line) }
         }
         for s in subscriptions { service.cancel(s) }
+        // Apple's outputs the phone sent during the recording: reference data, as the readers keep them.
+        if let phone {
+            try writer.append(reference: phone.referenceData(from: start, to: clock.now).shifted(by: -start))
+        }
         interrupt.cancel()
         signal(SIGINT, SIG_DFL)
         try writer.close()

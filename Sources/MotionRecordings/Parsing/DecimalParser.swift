@@ -7,8 +7,10 @@
 // exponents outside ±100, ambiguous roundings, subnormals) goes to the standard library's
 // correctly rounded parser, so every result is the correctly rounded value of the text.
 
-/// Parses numbers written as ASCII bytes.
-enum DecimalParser {
+/// Parses numbers written as ASCII bytes: exact (correctly rounded), without allocating.
+///
+/// Public for the other decoders of the package (the network devices' JSON scanners).
+public enum DecimalParser {
     /// Powers of ten that are exact in binary64 (10⁰ … 10²²).
     @usableFromInline
     static let exactPowersOfTen: [Double] = [
@@ -237,7 +239,10 @@ enum DecimalParser {
         return parseDouble(base, start, end)
     }
 
-    static func parseDouble(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+    /// Parses `p[start..<end]` (surrounding spaces allowed) as a decimal floating-point number: an
+    /// optional sign, digits with an optional `.`, an optional exponent, or `nan`/`inf`/`infinity`;
+    /// `nil` for anything else.
+    public static func parseDouble(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
         var i = start
         var e = end
         while i < e && (p[i] == 0x20 || p[i] == 0x09) { i += 1 }
@@ -400,7 +405,7 @@ enum DecimalParser {
     }
 
     /// Parses `bytes[start..<end]` (surrounding spaces allowed) as a decimal integer that fits `Int64`.
-    static func parseInt64(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int64? {
+    public static func parseInt64(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int64? {
         var i = start
         var e = end
         while i < e && (p[i] == 0x20 || p[i] == 0x09) { i += 1 }

@@ -1,5 +1,6 @@
 import Foundation
 import MotionIIO
+import MotionNetwork
 import MotionRecordings
 import MotionSimulator
 
@@ -52,6 +53,12 @@ public enum DeviceFactory {
             throw DeviceSpecificationError(
                 value: specification.description,
                 reason: "the system service is not a device of this process: the API connects to coremotiond, which owns the device")
+        case .sensorLogger(let configuration):
+            do {
+                return try SensorLoggerDevice.open(configuration, clock: clock)
+            } catch {
+                throw DeviceSpecificationError(value: specification.description, reason: error.reason)
+            }
         case .simulator(let sceneName, let seed, let speed):
             do {
                 let scene = try SceneCatalog.resolve(sceneName)

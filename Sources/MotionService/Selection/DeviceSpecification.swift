@@ -1,4 +1,5 @@
 import Foundation
+import MotionNetwork
 import MotionSimulator
 
 /// Which device a process uses, as chosen by the `COREMOTION_DEVICE` environment variable
@@ -12,6 +13,7 @@ import MotionSimulator
 /// | `sim:SCENE` | the simulator with a named scene or a scene file; `?seed=N`, `&speed=N` |
 /// | `iio` / `iio:ROOT` | Linux IIO sensors, optionally under another sysfs root |
 /// | `service` / `service:PATH` | the system service `coremotiond` (at `COREMOTION_SOCKET` or its default socket, or at PATH) |
+/// | `sensorlogger:HOST:PORT` | a live phone pushing with Sensor Logger's HTTP push (`?token=`, `&platform=`, `&device=`, `&wait=`, `&settle=`, `&silence=`; docs/network.md) |
 public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
     case auto
     case none
@@ -21,6 +23,8 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
     /// The system service `coremotiond`, at its default socket (`nil`) or at a path. Not a device of this
     /// process: the API connects to the daemon, which owns the device.
     case service(path: String?)
+    /// A live phone: a Sensor Logger HTTP push receiver on this machine (docs/network.md).
+    case sensorLogger(SensorLoggerConfiguration)
 
     /// The environment variable that selects the device.
     public static let environmentVariable = "COREMOTION_DEVICE"
@@ -34,6 +38,8 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
           sim:SCENE[?seed=N][&speed=N]             the simulator with a named scene or a scene file (.json)
           iio  or  iio:ROOT                        Linux IIO sensors (ROOT: another sysfs root, for tests)
           service  or  service:PATH                the system service coremotiond (default socket, or PATH)
+          sensorlogger:HOST:PORT[?token=T][&platform=ios|android|ios-standardised][&device=ID][&wait=S]
+                                                   a phone pushing with Sensor Logger's HTTP push (docs/network.md)
         """
 
     /// Reads the specification from the environment.
@@ -92,6 +98,14 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
         case "service":
             guard options.isEmpty else { throw fail("service: takes no options") }
             return .service(path: target.isEmpty ? nil : target)
+        case "sensorlogger":
+            guard !target.isEmpty else { throw fail("sensorlogger: needs HOST:PORT, e.g. sensorlogger:127.0.0.1:8000") }
+            try checkKeys(options, allowed: SensorLoggerConfiguration.optionKeys, kind: kind, fail: fail)
+            do {
+                return .sensorLogger(try SensorLoggerConfiguration.parse(target: target, options: options))
+            } catch {
+                throw fail(error.reason)
+            }
         default:
             throw fail(NameSuggestion.unknown(
                 "device kind", kind + ":", among: kinds.map { $0 + ":" }, listing: "device kinds"))
@@ -99,7 +113,7 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The kinds of `KIND:VALUE`.
-    private static let kinds = ["replay", "sim", "iio", "service"]
+    private static let kinds = ["replay", "sim", "iio", "service", "sensorlogger"]
     /// The values that stand alone.
     private static let words = ["auto", "none", "iio", "service"]
 
@@ -114,6 +128,7 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
         switch value.lowercased() {
         case "replay": return "replay needs a recording: replay:PATH, e.g. replay:/data/walk.zip"
         case "sim": return "sim needs a scene: sim:SCENE, e.g. sim:walking-in-hand (scenes: \(SceneCatalog.names.joined(separator: ", ")))"
+        case "sensorlogger": return "sensorlogger needs an address to listen on: sensorlogger:HOST:PORT, e.g. sensorlogger:127.0.0.1:8000"
         default: break
         }
         if value.contains("/") {
@@ -134,6 +149,7 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
             "sim:\(scene)?seed=\(seed)" + (speed != 1 ? "&speed=\(speed)" : "")
         case .iio(let root): root.map { "iio:\($0)" } ?? "iio"
         case .service(let path): path.map { "service:\($0)" } ?? "service"
+        case .sensorLogger(let configuration): configuration.description
         }
     }
 

@@ -94,8 +94,10 @@ enum SensorLoggerReader: FormatReader {
         }
 
         var recording = Recording(metadata: metadata)
-        let accDivisor = androidFrames ? -gravityUnit : 1
-        let motionDivisor = androidFrames ? -gravityUnit : gravityUnit
+        // The conversions are SensorLoggerConvention's, shared with the live HTTP push.
+        let convention: SensorLoggerConvention = androidFrames ? .android : .apple
+        let accDivisor = convention.rawAccelerationDivisor
+        let motionDivisor = convention.motionAccelerationDivisor
 
         // Raw sensors.
         if has("AccelerometerUncalibrated") {
@@ -116,7 +118,9 @@ enum SensorLoggerReader: FormatReader {
             let hasAltitude = header.contains("relativeAltitude")
             let columns = hasAltitude ? ["pressure", "relativeAltitude"] : ["pressure"]
             let table = try ColumnTable.read(file("Barometer"), time: time, columns: columns, stream: "barometer", notices: &notices)
-            recording.barometer = (0..<table.count).map { PressureReading(time: table.times[$0], kilopascals: table.value($0, 0) / 10) }
+            recording.barometer = (0..<table.count).map {
+                PressureReading(time: table.times[$0], kilopascals: SensorLoggerConvention.kilopascals(hectopascals: table.value($0, 0)))
+            }
             if hasAltitude { recording.reference.relativeAltitude = table.scalars(1) }
         }
 
@@ -196,21 +200,7 @@ enum SensorLoggerReader: FormatReader {
         _ raw: [TimedQuaternion], gravity: [TimedVector], android: Bool, standardised: Bool, file: String
     ) -> ([TimedQuaternion], String?, RecordingNotice?) {
         guard !raw.isEmpty else { return ([], nil, nil) }
-        // Android's rotation vector is device → ENU (x east); Apple's x-north frame is ENU turned by −90° about z.
-        let enuToNorth = Quaternion.aboutZ(-.pi / 2)
-        typealias Candidate = (name: String, map: (Quaternion) -> Quaternion)
-        let candidates: [Candidate]
-        if android {
-            candidates = [
-                ("xMagneticNorthZVertical (Android rotation vector, ENU, turned to x-north)", { enuToNorth * $0 }),
-                ("xMagneticNorthZVertical (Android rotation vector, conjugated, ENU turned to x-north)", { enuToNorth * $0.conjugate }),
-            ]
-        } else {
-            candidates = [
-                ("xTrueNorthZVertical", { $0 }),
-                ("xTrueNorthZVertical (conjugated)", { $0.conjugate }),
-            ]
-        }
+        let candidates = SensorLoggerConvention.attitudeCandidates(android: android)
         guard !gravity.isEmpty else {
             let chosen = candidates[0]
             return (raw.map { TimedQuaternion(time: $0.time, value: chosen.map($0.value)) }, chosen.name,
@@ -240,8 +230,7 @@ enum SensorLoggerReader: FormatReader {
             let a = attitude[i]
             while j + 1 < gravity.count && abs(gravity[j + 1].time - a.time) <= abs(gravity[j].time - a.time) { j += 1 }
             if abs(gravity[j].time - a.time) < 0.02, a.value.isFinite, gravity[j].value.norm > 0.1 {
-                let down = map(a.value).normalized.inverseRotate(Vector3(0, 0, -1))
-                sum += down.angle(to: gravity[j].value)
+                sum += SensorLoggerConvention.tiltError(attitude: map(a.value), gravity: gravity[j].value)
                 n += 1
             }
             i += step

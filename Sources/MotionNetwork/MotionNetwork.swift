@@ -1,0 +1,1 @@
+// MotionNetwork: live phones as motion devices.

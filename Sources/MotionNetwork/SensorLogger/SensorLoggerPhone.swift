@@ -1,0 +1,350 @@
+import Foundation
+import MotionRecordings
+import MotionSamples
+
+/// What the server answers one push (an HTTP status and a text for the phone).
+public struct SensorLoggerReply: Sendable, Hashable {
+    /// 200 accepted (also duplicates), 400 malformed, 401 missing or wrong token, 413 too large, 499 a
+    /// message for the user (Sensor Logger shows its text once per recording).
+    public var status: Int
+    public var text: String
+
+    public init(status: Int, text: String) {
+        self.status = status
+        self.text = text
+    }
+
+    public static let ok = SensorLoggerReply(status: 200, text: "ok")
+}
+
+/// One phone (one `deviceId`) pushing to a Sensor Logger server: its convention, clock, duplicates,
+/// the conversion of its readings, and its ``LiveDevice``.
+///
+/// Readings become (NETWORK.md §1, conventions in `SensorLoggerConvention`):
+///
+/// | reading | becomes |
+/// |---|---|
+/// | `accelerometeruncalibrated` (else `totalacceleration`, else `gravity` + `accelerometer` of the same instant) | the raw accelerometer, g |
+/// | `gyroscopeuncalibrated` (else `gyroscope`) | the raw gyroscope, rad/s |
+/// | `magnetometeruncalibrated` (else `magnetometer`) | the raw magnetometer, µT |
+/// | `barometer` `pressure` | the barometer, kPa (hPa ÷ 10) |
+/// | `location` | location fixes (altitude above mean sea level when sent, vertical accuracy) |
+/// | `headphone` | ``HeadphoneMotionSample`` (``LiveDevice/subscribeHeadphone(_:)``) |
+/// | `orientation`, `gravity`, `accelerometer`, `gyroscope`, `magnetometer`, `compass`, `pedometer`, `barometer` `relativeAltitude`, `activity` | reference data (``referenceData(from:to:)``), never delivered as results |
+///
+/// The source of each raw sensor is chosen by the first message that has one (the uncalibrated reading
+/// when present) and kept for the recording, so two sources never interleave.
+public final class SensorLoggerPhone: @unchecked Sendable {
+    /// The phone's `deviceId`.
+    public let deviceId: String
+    /// Its live device (the ``MotionSamples/MotionDevice`` an app may use).
+    public let device: LiveDevice
+    /// A convention forced by the receiver (`&platform=`), else decided from the data.
+    public let platformOverride: SensorLoggerPlatform?
+    /// How long reference data is kept, seconds of device time.
+    public let referenceWindow: TimeInterval
+
+    private let lock = NSLock()
+    private var clock = PhoneClock()
+    private var detector = SensorLoggerConventionDetector()
+    private var sessionId: String?
+    private var seenMessages = Set<Int64>()
+    private var seenOrder: [Int64] = []
+    private var highestMessage: Int64?
+    private var sources: [SensorKind: SensorLoggerSensor] = [:]
+    private var reference = ReferenceData()
+    private var readingNames: [String: Int] = [:]
+    private var summary: Summary
+    private var undecidedMessages = 0
+
+    /// What a phone did, for listings (`coremotion devices --network`).
+    public struct Summary: Sendable, Hashable {
+        public var deviceId: String
+        public var sessionId: String?
+        public var userId: String?
+        public var messages = 0
+        public var duplicates = 0
+        public var readings = 0
+        /// Readings left out: incomplete values, a time before 1970, accelerations while the convention is undecided.
+        public var skippedReadings = 0
+        /// Reading names and how many of each.
+        public var readingCounts: [String: Int] = [:]
+        public var decision: SensorLoggerConventionDecision?
+        /// The source chosen for each raw sensor (the reading's name).
+        public var sources: [String: String] = [:]
+        /// The last push, on the device's clock.
+        public var lastArrival: TimeInterval?
+        /// The phone clock's offset to the host, seconds (host = phone epoch s − …), when known.
+        public var clockSteps = 0
+    }
+
+    init(deviceId: String, device: LiveDevice, platform: SensorLoggerPlatform?, referenceWindow: TimeInterval = 600) {
+        self.deviceId = deviceId
+        self.device = device
+        self.platformOverride = platform
+        self.referenceWindow = referenceWindow
+        self.summary = Summary(deviceId: deviceId)
+        if let platform {
+            summary.decision = SensorLoggerConventionDecision(convention: platform.convention, platform: platform, reason: "set by the receiver (&platform=\(platform))")
+        }
+    }
+
+    /// The current summary.
+    public var currentSummary: Summary {
+        lock.lock()
+        defer { lock.unlock() }
+        var s = summary
+        s.readingCounts = readingNames
+        s.clockSteps = clock.steps
+        return s
+    }
+
+    /// The convention in force, if decided.
+    public var decision: SensorLoggerConventionDecision? {
+        lock.lock()
+        defer { lock.unlock() }
+        return summary.decision
+    }
+
+    /// Apple's outputs the phone sent, times on the device's clock, between `from` and `to` (inclusive).
+    public func referenceData(from: TimeInterval = -.infinity, to: TimeInterval = .infinity) -> ReferenceData {
+        lock.lock()
+        defer { lock.unlock() }
+        var r = ReferenceData()
+        // Time-ordered, one entry per time (the payloads are not sorted).
+        func select<T>(_ list: [T], _ time: (T) -> Double) -> [T] {
+            var out = list.filter { time($0) >= from && time($0) <= to }
+            out.sort { time($0) < time($1) }
+            var k = 1
+            while k < out.count {
+                if time(out[k]) == time(out[k - 1]) { out.remove(at: k) } else { k += 1 }
+            }
+            return out
+        }
+        r.attitude = select(reference.attitude, \.time)
+        r.gravity = select(reference.gravity, \.time)
+        r.userAcceleration = select(reference.userAcceleration, \.time)
+        r.rotationRate = select(reference.rotationRate, \.time)
+        r.calibratedMagneticField = select(reference.calibratedMagneticField, \.time)
+        r.heading = select(reference.heading, \.time)
+        r.cumulativeSteps = select(reference.cumulativeSteps, \.time)
+        r.relativeAltitude = select(reference.relativeAltitude, \.time)
+        r.activity = select(reference.activity, \.time)
+        return r
+    }
+
+    // MARK: Ingest
+
+    /// Takes one decoded message that arrived at `arrival` (device clock); returns the reply.
+    func ingest(_ message: SensorLoggerMessage, arrival: TimeInterval) -> SensorLoggerReply {
+        lock.lock()
+        summary.lastArrival = arrival
+        if let userId = message.userId { summary.userId = userId }
+        // A new recording starts over: convention, clock, sources, duplicates.
+        if let session = message.sessionId, session != sessionId {
+            if sessionId != nil {
+                detector = SensorLoggerConventionDetector()
+                if platformOverride == nil { summary.decision = nil }
+                clock.reset()
+                sources = [:]
+                seenMessages = []
+                seenOrder = []
+                highestMessage = nil
+                undecidedMessages = 0
+            }
+            sessionId = session
+            summary.sessionId = session
+        }
+        // Duplicates by messageId (the last 4,096 of the recording; older ones count as duplicates too).
+        if let id = message.messageId {
+            if seenMessages.contains(id) || (highestMessage.map { id < $0 - 4096 } ?? false) {
+                summary.duplicates += 1
+                lock.unlock()
+                return .ok
+            }
+            seenMessages.insert(id)
+            seenOrder.append(id)
+            if seenOrder.count > 4096 { seenMessages.remove(seenOrder.removeFirst()) }
+            highestMessage = max(highestMessage ?? id, id)
+        }
+        summary.messages += 1
+        summary.readings += message.readings.count
+        for r in message.readings { readingNames[r.sensor.name, default: 0] += 1 }
+
+        if platformOverride == nil, summary.decision == nil, let decision = detector.observe(message) {
+            summary.decision = decision
+        }
+        let decision = summary.decision
+        // The phone's clock: the newest reading of the message waited least.
+        var newest: Int64?
+        for r in message.readings where r.time > 0 && r.sensor != .test { newest = max(newest ?? r.time, r.time) }
+        guard let newest else {
+            lock.unlock()
+            return .ok  // the test push, or nothing timed
+        }
+        clock.observe(newestSample: newest, arrival: arrival)
+        chooseSources(message)
+        var items: [LiveItem] = []
+        items.reserveCapacity(message.readings.count)
+        var pairs: [Int64: (gravity: Vector3?, user: Vector3?)] = [:]
+        var undecided = 0
+        var skipped = 0
+        for (index, r) in message.readings.enumerated() {
+            guard r.time > 0, let t = clock.hostTime(r.time) else { skipped += 1; continue }
+            switch r.sensor {
+            case .accelerometerUncalibrated, .totalAcceleration:
+                guard let v = message.vector(in: r) else { skipped += 1; continue }
+                guard let decision else { undecided += 1; continue }
+                guard sources[.accelerometer] == r.sensor else { continue }
+                let g = r.sensor == .totalAcceleration ? SensorLoggerConvention.totalAcceleration(v) : decision.convention.rawAcceleration(v)
+                items.append(.sample(.accelerometer(TimedVector(time: t, value: g))))
+            case .accelerometer, .gravity:
+                guard let v = message.vector(in: r) else { skipped += 1; continue }
+                guard let decision else { undecided += 1; continue }
+                let g = decision.convention.motionAcceleration(v)
+                if r.sensor == .gravity {
+                    reference.gravity.append(TimedVector(time: t, value: g))
+                    if sources[.accelerometer] == .gravity { pairs[r.time, default: (nil, nil)].gravity = g }
+                } else {
+                    reference.userAcceleration.append(TimedVector(time: t, value: g))
+                    if sources[.accelerometer] == .gravity { pairs[r.time, default: (nil, nil)].user = g }
+                }
+            case .gyroscopeUncalibrated, .gyroscope, .magnetometerUncalibrated, .magnetometer:
+                guard let v = message.vector(in: r) else { skipped += 1; continue }
+                let kind: SensorKind = (r.sensor == .gyroscope || r.sensor == .gyroscopeUncalibrated) ? .gyroscope : .magnetometer
+                if r.sensor == .gyroscope { reference.rotationRate.append(TimedVector(time: t, value: v)) }
+                if r.sensor == .magnetometer { reference.calibratedMagneticField.append(TimedVector(time: t, value: v)) }
+                if sources[kind] == r.sensor {
+                    items.append(.sample(kind == .gyroscope ? .gyroscope(TimedVector(time: t, value: v)) : .magnetometer(TimedVector(time: t, value: v))))
+                }
+            case .barometer:
+                if let hPa = message.number(.pressure, in: r), hPa.isFinite, hPa > 0 {
+                    items.append(.sample(.barometer(PressureReading(time: t, kilopascals: SensorLoggerConvention.kilopascals(hectopascals: hPa)))))
+                }
+                if let h = message.number(.relativeAltitude, in: r), h.isFinite { reference.relativeAltitude.append(TimedScalar(time: t, value: h)) }
+            case .orientation:
+                guard let w = message.number(.qw, in: r), let v = message.vector(.qx, .qy, .qz, in: r), w.isFinite else { skipped += 1; continue }
+                guard let decision else { continue }
+                let q = Quaternion(w: w, x: v.x, y: v.y, z: v.z)
+                let mapped = decision.orientationIsAndroid ? SensorLoggerConvention.enuToNorth * q : q
+                reference.attitude.append(TimedQuaternion(time: t, value: mapped))
+            case .compass:
+                if let b = message.number(.magneticBearing, in: r), b.isFinite { reference.heading.append(TimedScalar(time: t, value: b)) }
+            case .pedometer:
+                if let s = message.number(.steps, in: r), s.isFinite { reference.cumulativeSteps.append(TimedScalar(time: t, value: s)) }
+            case .activity:
+                if let label = message.string(.activity, inReadingAt: index) { reference.activity.append(TimedLabel(time: t, label: label)) }
+            case .location:
+                guard let lat = message.number(.latitude, in: r), let lon = message.number(.longitude, in: r),
+                      lat.isFinite, lon.isFinite, abs(lat) <= 90, abs(lon) <= 180 else { skipped += 1; continue }
+                let msl = message.number(.altitudeAboveMeanSeaLevel, in: r)
+                let vertical = message.number(.verticalAccuracy, in: r).flatMap { $0 > 0 ? $0 : nil }
+                let ellipsoidal = message.number(.altitude, in: r)
+                items.append(.location(TimedLocation(
+                    time: t, latitude: lat, longitude: lon, altitude: msl, verticalAccuracy: vertical,
+                    ellipsoidalAltitude: ellipsoidal)))
+            case .headphone:
+                if let h = headphone(message, r, time: t, decision: decision) { items.append(.headphone(h)) } else { skipped += 1 }
+            default:
+                break
+            }
+        }
+        for (time, pair) in pairs {
+            // Apple: the raw sample of that instant is gravity + user acceleration.
+            guard let g = pair.gravity, let u = pair.user, let t = clock.hostTime(time) else { continue }
+            items.append(.sample(.accelerometer(TimedVector(time: t, value: g + u))))
+        }
+        summary.skippedReadings += skipped + undecided
+        trimReference(before: arrival - referenceWindow)
+        let reply = replyFor(message, undecided: undecided, items: items)
+        lock.unlock()
+        device.ingest(items, arrival: arrival)
+        return reply
+    }
+
+    /// The reply: 499 with advice when the accelerometer cannot be delivered.
+    private func replyFor(_ message: SensorLoggerMessage, undecided: Int, items: [LiveItem]) -> SensorLoggerReply {
+        // Advice only once it is clear (a second of pushes): a recording's first batch may hold a reading or two.
+        if undecided > 0 { undecidedMessages += 1 }
+        if undecided > 0 && undecidedMessages >= 4 {
+            return SensorLoggerReply(status: 499, text: "coremotion cannot tell whether this phone standardises units: enable the Uncalibrated Accelerometer (or Orientation with Gravity) in Sensor Logger, or start the receiver with &platform=ios|android|ios-standardised")
+        }
+        if sources[.accelerometer] == nil && summary.messages >= 8 && message.readings.contains(where: { $0.sensor != .test }) {
+            return SensorLoggerReply(status: 499, text: "coremotion needs the raw motion sensors: enable the Uncalibrated Accelerometer, Gyroscope and Magnetometer in Sensor Logger")
+        }
+        return .ok
+    }
+
+    /// Chooses each raw sensor's source from the first message that has one. Caller holds `lock`.
+    private func chooseSources(_ message: SensorLoggerMessage) {
+        guard sources.count < 3 else { return }
+        var present = Set<String>()
+        for r in message.readings { present.insert(r.sensor.name) }
+        func has(_ s: SensorLoggerSensor) -> Bool { present.contains(s.name) }
+        if sources[.accelerometer] == nil {
+            if has(.accelerometerUncalibrated) { sources[.accelerometer] = .accelerometerUncalibrated }
+            else if has(.totalAcceleration) { sources[.accelerometer] = .totalAcceleration }
+            else if has(.gravity) && has(.accelerometer) { sources[.accelerometer] = .gravity }
+        }
+        if sources[.gyroscope] == nil {
+            if has(.gyroscopeUncalibrated) { sources[.gyroscope] = .gyroscopeUncalibrated } else if has(.gyroscope) { sources[.gyroscope] = .gyroscope }
+        }
+        if sources[.magnetometer] == nil {
+            if has(.magnetometerUncalibrated) { sources[.magnetometer] = .magnetometerUncalibrated } else if has(.magnetometer) { sources[.magnetometer] = .magnetometer }
+        }
+        summary.sources = Dictionary(uniqueKeysWithValues: sources.map { ($0.key.rawValue, $0.value == .gravity ? "gravity + accelerometer" : $0.value.name) })
+    }
+
+    /// A `headphone` reading as a sample (HEADPHONES.md §3). Caller holds `lock`.
+    private func headphone(_ m: SensorLoggerMessage, _ r: SensorLoggerReading, time: TimeInterval, decision: SensorLoggerConventionDecision?) -> HeadphoneMotionSample? {
+        guard let w = m.number(.quaternionW, in: r), let v = m.vector(.quaternionX, .quaternionY, .quaternionZ, in: r), w.isFinite else { return nil }
+        let standardised = decision?.convention == .android
+        let gravity = m.vector(.gravityX, .gravityY, .gravityZ, in: r).map { standardised ? $0 / -standardGravity : $0 / standardGravity }
+        let user = m.vector(.accelerationX, .accelerationY, .accelerationZ, in: r).map { standardised ? $0 / -standardGravity : $0 }
+        let location: HeadphoneLocation
+        switch m.string(.devicelocation, inReadingAt: m.readings.firstIndex(of: r) ?? -1)?.lowercased() {
+        case "left": location = .left
+        case "right": location = .right
+        default: location = .unknown
+        }
+        return HeadphoneMotionSample(
+            time: time, phoneTime: r.time, attitude: Quaternion(w: w, x: v.x, y: v.y, z: v.z),
+            rotationRate: m.vector(.rotationRateX, .rotationRateY, .rotationRateZ, in: r),
+            userAcceleration: user, gravity: gravity, location: location)
+    }
+
+    /// Drops reference data older than `time`. Caller holds `lock`.
+    private func trimReference(before time: TimeInterval) {
+        func trim<T>(_ list: inout [T], _ t: (T) -> Double) {
+            if let first = list.first, t(first) < time, let k = list.firstIndex(where: { t($0) >= time }) { list.removeFirst(k) }
+        }
+        trim(&reference.attitude, \.time)
+        trim(&reference.gravity, \.time)
+        trim(&reference.userAcceleration, \.time)
+        trim(&reference.rotationRate, \.time)
+        trim(&reference.calibratedMagneticField, \.time)
+        trim(&reference.heading, \.time)
+        trim(&reference.cumulativeSteps, \.time)
+        trim(&reference.relativeAltitude, \.time)
+        trim(&reference.activity, \.time)
+    }
+}
+
+extension ReferenceData {
+    /// The same data with every time moved by `seconds` (to write a live session relative to its start).
+    public func shifted(by seconds: Double) -> ReferenceData {
+        var r = self
+        r.attitude = attitude.map { TimedQuaternion(time: $0.time + seconds, value: $0.value) }
+        r.gravity = gravity.map { TimedVector(time: $0.time + seconds, value: $0.value) }
+        r.userAcceleration = userAcceleration.map { TimedVector(time: $0.time + seconds, value: $0.value) }
+        r.rotationRate = rotationRate.map { TimedVector(time: $0.time + seconds, value: $0.value) }
+        r.calibratedMagneticField = calibratedMagneticField.map { TimedVector(time: $0.time + seconds, value: $0.value) }
+        r.heading = heading.map { TimedScalar(time: $0.time + seconds, value: $0.value) }
+        r.cumulativeSteps = cumulativeSteps.map { TimedScalar(time: $0.time + seconds, value: $0.value) }
+        r.relativeAltitude = relativeAltitude.map { TimedScalar(time: $0.time + seconds, value: $0.value) }
+        r.activity = activity.map { TimedLabel(time: $0.time + seconds, label: $0.label) }
+        r.truthAttitude = truthAttitude.map { TimedQuaternion(time: $0.time + seconds, value: $0.value) }
+        r.stepTimes = stepTimes.map { $0 + seconds }
+        return r
+    }
+}

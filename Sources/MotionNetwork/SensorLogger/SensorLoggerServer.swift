@@ -1,0 +1,345 @@
+import Foundation
+import Hummingbird
+import Logging
+import MotionSamples
+import NIOCore
+import ServiceLifecycle
+
+/// The HTTP server that receives Sensor Logger's pushes (any path, `POST` or `PUT`), for every phone that
+/// pushes to it: each `deviceId` is a ``SensorLoggerPhone`` with its own ``LiveDevice``.
+///
+/// Replies: 200 (accepted, also a duplicate), 400 with the reason (malformed JSON or fields), 401 (token
+/// missing or wrong), 413 (body over 1 MiB), 499 with advice for the user (Sensor Logger shows it: the
+/// convention cannot be decided, or no raw motion sensor is enabled), 503 (too many phones). Every
+/// refusal is counted (``Statistics``) and logged once per kind. Nothing a peer sends reaches another
+/// phone's state: it is keyed by the message's own `deviceId`.
+///
+/// ``receive(_:authorization:arrival:)`` is the whole behaviour without HTTP (tests, benchmarks, fuzzers).
+public final class SensorLoggerServer: @unchecked Sendable {
+    public let configuration: SensorLoggerConfiguration
+    public let clock: any MotionClock
+    /// The device of the phone this server follows (``SensorLoggerConfiguration/deviceId``, or the first to push).
+    public let device: LiveDevice
+    /// Most phones kept at once.
+    public let maximumPhones: Int
+    let deviceConfiguration: LiveDevice.Configuration
+    let logger: Logger
+
+    private let lock = NSCondition()
+    private var phonesById: [String: SensorLoggerPhone] = [:]
+    private var order: [String] = []
+    private var chosen: String?
+    private var stats = Statistics()
+    private var logged = Set<String>()
+    private var task: Task<Void, Never>?
+    private var group: ServiceGroup?
+    private var boundPort: Int?
+
+    /// What the server answered so far.
+    public struct Statistics: Sendable, Hashable {
+        /// Pushes per HTTP status.
+        public var replies: [Int: Int] = [:]
+        /// 400s per kind of problem.
+        public var malformed: [SensorLoggerDecodingError.Kind: Int] = [:]
+        /// Readings in accepted messages.
+        public var readings = 0
+    }
+
+    /// - Parameters:
+    ///   - configuration: where to listen and how to treat the phones.
+    ///   - clock: the device clock (arrival times and mapped sample times are on it).
+    ///   - maximumPhones: how many `deviceId`s are kept at once (more get 503).
+    public init(
+        configuration: SensorLoggerConfiguration, clock: any MotionClock = SystemClock.shared, maximumPhones: Int = 1024,
+        logger: Logger = Logger(label: "coremotion.network.sensorlogger")
+    ) {
+        self.configuration = configuration
+        self.clock = clock
+        self.maximumPhones = maximumPhones
+        self.deviceConfiguration = LiveDevice.Configuration(silence: configuration.silence)
+        self.logger = logger
+        self.device = LiveDevice(name: configuration.description + " (no phone yet)", clock: clock, configuration: deviceConfiguration)
+    }
+
+    deinit { task?.cancel() }
+
+    // MARK: Phones
+
+    /// Every phone that pushed, in the order they first did.
+    public var phones: [SensorLoggerPhone] {
+        lock.lock()
+        defer { lock.unlock() }
+        return order.compactMap { phonesById[$0] }
+    }
+
+    /// The phone with this `deviceId`.
+    public func phone(_ deviceId: String) -> SensorLoggerPhone? {
+        lock.lock()
+        defer { lock.unlock() }
+        return phonesById[deviceId]
+    }
+
+    /// The phone ``device`` follows, once it pushed.
+    public var chosenPhone: SensorLoggerPhone? {
+        lock.lock()
+        defer { lock.unlock() }
+        return chosen.flatMap { phonesById[$0] }
+    }
+
+    /// Waits until the followed phone has pushed, at most `timeout` seconds (wall clock); returns it, or `nil`.
+    public func waitForPhone(timeout: TimeInterval) -> SensorLoggerPhone? {
+        let deadline = Date().addingTimeInterval(timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        while chosen == nil {
+            if !lock.wait(until: deadline) { break }
+        }
+        return chosen.flatMap { phonesById[$0] }
+    }
+
+    /// What the server answered so far.
+    public var statistics: Statistics {
+        lock.lock()
+        defer { lock.unlock() }
+        return stats
+    }
+
+    // MARK: Receiving
+
+    /// Handles one push body (any path): the server's whole behaviour, without HTTP.
+    ///
+    /// - Parameters:
+    ///   - body: the request body (at most ``SensorLoggerConfiguration/maximumBodySize`` bytes: the HTTP
+    ///     layer answers 413 before).
+    ///   - authorization: the `Authorization` header, if any.
+    ///   - arrival: when the body arrived, on the device clock (default: now).
+    public func receive(_ body: some Collection<UInt8>, authorization: String?, arrival: TimeInterval? = nil) -> SensorLoggerReply {
+        let arrival = arrival ?? clock.now
+        if let token = configuration.token {
+            guard let authorization, Self.matches(authorization, token: token) else {
+                return refuse(SensorLoggerReply(status: 401, text: "missing or wrong token: set Sensor Logger's auth token to the receiver's token"), kind: "unauthorised")
+            }
+        }
+        guard body.count <= SensorLoggerConfiguration.maximumBodySize else { return tooLarge() }
+        let message: SensorLoggerMessage
+        do {
+            message = try SensorLoggerDecoder.decode(body)
+        } catch {
+            lock.lock()
+            stats.malformed[error.kind, default: 0] += 1
+            lock.unlock()
+            return refuse(SensorLoggerReply(status: 400, text: "malformed push: \(error.description)"), kind: "malformed \(error.kind.rawValue)", detail: error.description)
+        }
+        let deviceId = message.deviceId ?? ""
+        lock.lock()
+        var phone = phonesById[deviceId]
+        if phone == nil {
+            guard phonesById.count < maximumPhones else {
+                lock.unlock()
+                return refuse(SensorLoggerReply(status: 503, text: "too many phones (\(maximumPhones)) push to this receiver"), kind: "too many phones")
+            }
+            let follows = configuration.deviceId.map { $0 == deviceId } ?? (chosen == nil)
+            let name = "sensorlogger:\(configuration.host):\(boundPort ?? configuration.port) (phone \(deviceId.isEmpty ? "without deviceId" : String(deviceId.prefix(8))))"
+            let live: LiveDevice
+            if follows {
+                live = device
+                live.rename(name)
+            } else {
+                live = LiveDevice(name: name, clock: clock, configuration: deviceConfiguration)
+            }
+            let created = SensorLoggerPhone(deviceId: deviceId, device: live, platform: configuration.platform)
+            phonesById[deviceId] = created
+            order.append(deviceId)
+            phone = created
+            if follows {
+                chosen = deviceId
+                lock.broadcast()
+            }
+            logger.notice("Sensor Logger phone \(deviceId) pushes to \(configuration.description)\(follows ? " (this device follows it)" : "")")
+        }
+        lock.unlock()
+        let reply = phone!.ingest(message, arrival: arrival)
+        lock.lock()
+        stats.replies[reply.status, default: 0] += 1
+        if reply.status == 200 { stats.readings += message.readings.count }
+        let first = reply.status == 499 && logged.insert("499 \(reply.text)").inserted
+        lock.unlock()
+        if first { logger.warning("Sensor Logger phone \(deviceId): told the user (HTTP 499): \(reply.text)") }
+        return reply
+    }
+
+    /// The reply to a body over the limit (the HTTP layer's, before reading it).
+    func tooLarge() -> SensorLoggerReply {
+        refuse(SensorLoggerReply(status: 413, text: "push larger than \(SensorLoggerConfiguration.maximumBodySize) bytes: shorten Sensor Logger's batch period"), kind: "too large")
+    }
+
+    /// Counts and logs (once per kind) a refusal.
+    private func refuse(_ reply: SensorLoggerReply, kind: String, detail: String? = nil) -> SensorLoggerReply {
+        lock.lock()
+        stats.replies[reply.status, default: 0] += 1
+        let first = logged.insert(kind).inserted
+        lock.unlock()
+        if first { logger.warning("Sensor Logger receiver \(configuration.description): refused a push (\(reply.status), \(kind)): \(detail ?? reply.text); further ones of this kind are counted, not logged") }
+        return reply
+    }
+
+    /// Constant-time comparison of `Bearer <token>`.
+    static func matches(_ authorization: String, token: String) -> Bool {
+        let expected = Array(("Bearer " + token).utf8)
+        let given = Array(authorization.trimmingCharacters(in: .whitespaces).utf8)
+        guard given.count == expected.count else { return false }
+        var difference: UInt8 = 0
+        for (a, b) in zip(given, expected) { difference |= a ^ b }
+        return difference == 0
+    }
+
+    // MARK: HTTP
+
+    /// The port listened on, once started.
+    public var port: Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        return boundPort
+    }
+
+    /// Starts listening; returns once the socket is bound (the port, useful with port 0).
+    ///
+    /// - Throws: ``SensorLoggerConfigurationError`` for a non-loopback address without a token, or when
+    ///   the address cannot be bound.
+    @discardableResult
+    public func start() throws(SensorLoggerConfigurationError) -> Int {
+        try configuration.checkSecurity()
+        let outcome = StartOutcome()
+        var quiet = logger
+        quiet.logLevel = .warning
+        let app = Application(
+            responder: PushResponder(server: self),
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil, reuseAddress: true),
+            onServerRunning: { channel in outcome.finish(.success(channel.localAddress?.port ?? 0)) },
+            logger: quiet
+        )
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: quiet))
+        let task = Task.detached {
+            do {
+                try await group.run()
+                outcome.finish(.failure(SensorLoggerConfigurationError(reason: "the server stopped")))
+            } catch {
+                outcome.finish(.failure(SensorLoggerConfigurationError(reason: "cannot listen on \(self.configuration.host):\(self.configuration.port): \(error)")))
+            }
+        }
+        lock.lock()
+        self.task = task
+        self.group = group
+        lock.unlock()
+        guard let result = outcome.wait(timeout: 15) else {
+            task.cancel()
+            throw SensorLoggerConfigurationError(reason: "the server on \(configuration.host):\(configuration.port) did not start within 15 s")
+        }
+        switch result {
+        case .success(let port):
+            lock.lock()
+            boundPort = port
+            lock.unlock()
+            logger.info("Sensor Logger receiver listening on \(configuration.host):\(port)")
+            return port
+        case .failure(let error):
+            task.cancel()
+            throw error
+        }
+    }
+
+    /// Stops listening (the phones' state stays).
+    public func stop() {
+        lock.lock()
+        let task = self.task
+        let group = self.group
+        self.task = nil
+        self.group = nil
+        lock.unlock()
+        guard let task, let group else { return }
+        // A graceful shutdown: the listener closes, requests in flight finish.
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            await group.triggerGracefulShutdown()
+            _ = await task.value
+            done.signal()
+        }
+        if done.wait(timeout: .now() + 5) == .timedOut { task.cancel() }
+    }
+}
+
+/// The first outcome of starting the server.
+private final class StartOutcome: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var result: Result<Int, SensorLoggerConfigurationError>?
+
+    func finish(_ r: Result<Int, SensorLoggerConfigurationError>) {
+        condition.lock()
+        if result == nil { result = r }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func wait(timeout: TimeInterval) -> Result<Int, SensorLoggerConfigurationError>? {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while result == nil {
+            if !condition.wait(until: deadline) { break }
+        }
+        return result
+    }
+}
+
+/// Hummingbird's side: every path, `POST`/`PUT` pushes; `GET` says what this is.
+struct PushResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+    let server: SensorLoggerServer
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let limit = SensorLoggerConfiguration.maximumBodySize
+        switch request.method {
+        case .post, .put:
+            break
+        case .get, .head:
+            return Self.text(200, "coremotion's Sensor Logger receiver: set Sensor Logger's push URL to this address (any path)")
+        default:
+            return Self.text(405, "use POST")
+        }
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+            let reply = server.tooLarge()
+            return Self.text(reply.status, reply.text, close: true)
+        }
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            let reply = server.tooLarge()
+            return Self.text(reply.status, reply.text, close: true)
+        }
+        let arrival = server.clock.now
+        let reply = body.withUnsafeReadableBytes { bytes in
+            server.receive(UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count),
+                           authorization: request.headers[.authorization], arrival: arrival)
+        }
+        return Self.text(reply.status, reply.text)
+    }
+
+    static func text(_ status: Int, _ text: String, close: Bool = false) -> Response {
+        var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8"]
+        if close { headers[.connection] = "close" }
+        let phrase: String
+        switch status {
+        case 200: phrase = "OK"
+        case 400: phrase = "Bad Request"
+        case 401: phrase = "Unauthorized"
+        case 405: phrase = "Method Not Allowed"
+        case 413: phrase = "Content Too Large"
+        case 499: phrase = "Action Needed"
+        case 503: phrase = "Service Unavailable"
+        default: phrase = "Status"
+        }
+        return Response(status: HTTPResponse.Status(code: status, reasonPhrase: phrase), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}

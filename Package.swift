@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "MotionEngine", targets: ["MotionEngine"]),
         .library(name: "MotionRecordings", targets: ["MotionRecordings"]),
         .library(name: "MotionIIO", targets: ["MotionIIO"]),
+        .library(name: "MotionNetwork", targets: ["MotionNetwork"]),
         // The system service's parts, for tools that talk to `coremotiond` directly, benchmarks and fuzzers.
         .library(name: "MotionDaemonClient", targets: ["MotionDaemonClient"]),
         .library(name: "MotionDaemon", targets: ["MotionDaemon"]),
@@ -73,11 +74,25 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Layer 1: live phones on the network: phyphox (REST polling), SensorServer (WebSocket), on SwiftNIO alone
+        // (NIOHTTP1 and NIOWebSocket come with swift-nio: no other HTTP or WebSocket package).
+        .target(
+            name: "MotionNetwork",
+            dependencies: [
+                "MotionSamples",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         // Layer 4: the service: device selection, engines run once, fan-out, decimation, history recording.
         .target(
             name: "MotionService",
             dependencies: [
-                "MotionClient",
+                "MotionClient", "MotionNetwork",
                 "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionEngine", "MotionHistory",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -153,7 +168,7 @@ let package = Package(
             name: "CoreMotionCLI",
             dependencies: [
                 "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionEngine", "MotionService",
-                "CoreMotion", "MotionDaemonClient", "MotionSystemd", "MotionAuthorization",
+                "CoreMotion", "MotionDaemonClient", "MotionSystemd", "MotionAuthorization", "MotionNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             resources: [.copy("Resources")],
@@ -177,6 +192,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "MotionIIOTests", dependencies: ["MotionIIO", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MotionNetworkTests",
+            dependencies: [
+                "MotionNetwork", "MotionSamples", "MotionService", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "MotionEngineTests",
             dependencies: ["MotionEngine", "MotionRecordings", "MotionSimulator", "TestSupport"],

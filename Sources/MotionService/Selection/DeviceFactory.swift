@@ -1,5 +1,6 @@
 import Foundation
 import MotionIIO
+import MotionNetwork
 import MotionRecordings
 import MotionSimulator
 
@@ -52,6 +53,19 @@ public enum DeviceFactory {
             throw DeviceSpecificationError(
                 value: specification.description,
                 reason: "the system service is not a device of this process: the API connects to coremotiond, which owns the device")
+        case .phyphox(let settings):
+            // Waits for the phone's first data (settings.stream.wait, 5 s by default).
+            do {
+                return try PhyphoxDevice.connect(settings, clock: clock)
+            } catch {
+                throw DeviceSpecificationError(value: specification.description, reason: error.description)
+            }
+        case .sensorServer(let settings):
+            do {
+                return try SensorServerDevice.connect(settings, clock: clock)
+            } catch {
+                throw DeviceSpecificationError(value: specification.description, reason: error.description)
+            }
         case .simulator(let sceneName, let seed, let speed):
             do {
                 let scene = try SceneCatalog.resolve(sceneName)

@@ -1,4 +1,5 @@
 import Foundation
+import MotionNetwork
 import MotionSimulator
 
 /// Which device a process uses, as chosen by the `COREMOTION_DEVICE` environment variable
@@ -12,6 +13,8 @@ import MotionSimulator
 /// | `sim:SCENE` | the simulator with a named scene or a scene file; `?seed=N`, `&speed=N` |
 /// | `iio` / `iio:ROOT` | Linux IIO sensors, optionally under another sysfs root |
 /// | `service` / `service:PATH` | the system service `coremotiond` (at `COREMOTION_SOCKET` or its default socket, or at PATH) |
+/// | `phyphox:http://HOST:PORT` | a phone running phyphox with remote access, polled (`docs/network.md#phyphox`) |
+/// | `sensorserver:ws://HOST:PORT` | a phone running SensorServer, over a WebSocket (`docs/network.md#sensorserver`) |
 public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
     case auto
     case none
@@ -21,6 +24,10 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
     /// The system service `coremotiond`, at its default socket (`nil`) or at a path. Not a device of this
     /// process: the API connects to the daemon, which owns the device.
     case service(path: String?)
+    /// A phone running phyphox with remote access on, polled over HTTP.
+    case phyphox(PhyphoxSettings)
+    /// A phone running SensorServer, over a WebSocket.
+    case sensorServer(SensorServerSettings)
 
     /// The environment variable that selects the device.
     public static let environmentVariable = "COREMOTION_DEVICE"
@@ -34,6 +41,10 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
           sim:SCENE[?seed=N][&speed=N]             the simulator with a named scene or a scene file (.json)
           iio  or  iio:ROOT                        Linux IIO sensors (ROOT: another sysfs root, for tests)
           service  or  service:PATH                the system service coremotiond (default socket, or PATH)
+          phyphox:http://HOST:PORT[?wait=S][&silence=S][&delay=S][&interval=S][&platform=android|ios][&start=false]
+                                                   a phone running phyphox (remote access on), polled
+          sensorserver:ws://HOST:PORT[?wait=S][&silence=S][&delay=S]
+                                                   a phone running SensorServer, over a WebSocket
         """
 
     /// Reads the specification from the environment.
@@ -92,6 +103,22 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
         case "service":
             guard options.isEmpty else { throw fail("service: takes no options") }
             return .service(path: target.isEmpty ? nil : target)
+        case "phyphox":
+            guard !target.isEmpty else { throw fail("phyphox: needs the phone's address, e.g. phyphox:http://192.168.1.5:8080") }
+            try checkKeys(options, allowed: PhyphoxSettings.optionNames, kind: kind, fail: fail)
+            do {
+                return .phyphox(try PhyphoxSettings(url: target, options: options))
+            } catch {
+                throw fail(error.description)
+            }
+        case "sensorserver":
+            guard !target.isEmpty else { throw fail("sensorserver: needs the phone's address, e.g. sensorserver:ws://192.168.1.5:8080") }
+            try checkKeys(options, allowed: SensorServerSettings.optionNames, kind: kind, fail: fail)
+            do {
+                return .sensorServer(try SensorServerSettings(url: target, options: options))
+            } catch {
+                throw fail(error.description)
+            }
         default:
             throw fail(NameSuggestion.unknown(
                 "device kind", kind + ":", among: kinds.map { $0 + ":" }, listing: "device kinds"))
@@ -99,7 +126,7 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The kinds of `KIND:VALUE`.
-    private static let kinds = ["replay", "sim", "iio", "service"]
+    private static let kinds = ["replay", "sim", "iio", "service", "phyphox", "sensorserver"]
     /// The values that stand alone.
     private static let words = ["auto", "none", "iio", "service"]
 
@@ -114,6 +141,8 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
         switch value.lowercased() {
         case "replay": return "replay needs a recording: replay:PATH, e.g. replay:/data/walk.zip"
         case "sim": return "sim needs a scene: sim:SCENE, e.g. sim:walking-in-hand (scenes: \(SceneCatalog.names.joined(separator: ", ")))"
+        case "phyphox": return "phyphox needs the phone's address: phyphox:http://HOST:PORT, e.g. phyphox:http://192.168.1.5:8080"
+        case "sensorserver": return "sensorserver needs the phone's address: sensorserver:ws://HOST:PORT, e.g. sensorserver:ws://192.168.1.5:8080"
         default: break
         }
         if value.contains("/") {
@@ -134,6 +163,8 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
             "sim:\(scene)?seed=\(seed)" + (speed != 1 ? "&speed=\(speed)" : "")
         case .iio(let root): root.map { "iio:\($0)" } ?? "iio"
         case .service(let path): path.map { "service:\($0)" } ?? "service"
+        case .phyphox(let settings): "phyphox:\(settings.url)"
+        case .sensorServer(let settings): "sensorserver:\(settings.url)"
         }
     }
 

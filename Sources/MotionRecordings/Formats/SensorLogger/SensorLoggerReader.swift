@@ -196,14 +196,14 @@ enum SensorLoggerReader: FormatReader {
         _ raw: [TimedQuaternion], gravity: [TimedVector], android: Bool, standardised: Bool, file: String
     ) -> ([TimedQuaternion], String?, RecordingNotice?) {
         guard !raw.isEmpty else { return ([], nil, nil) }
-        // Android's rotation vector is device → ENU (x east); Apple's x-north frame is ENU turned by −90° about z.
-        let enuToNorth = Quaternion.aboutZ(-.pi / 2)
+        // Android's rotation vector is device → ENU (x east); Apple's x-north frame is ENU turned by −90° about z
+        // (`AndroidConventions`, shared with the network sources).
         typealias Candidate = (name: String, map: (Quaternion) -> Quaternion)
         let candidates: [Candidate]
         if android {
             candidates = [
-                ("xMagneticNorthZVertical (Android rotation vector, ENU, turned to x-north)", { enuToNorth * $0 }),
-                ("xMagneticNorthZVertical (Android rotation vector, conjugated, ENU turned to x-north)", { enuToNorth * $0.conjugate }),
+                ("xMagneticNorthZVertical (Android rotation vector, ENU, turned to x-north)", { AndroidConventions.appleAttitude(fromENU: $0) }),
+                ("xMagneticNorthZVertical (Android rotation vector, conjugated, ENU turned to x-north)", { AndroidConventions.appleAttitude(fromENU: $0.conjugate) }),
             ]
         } else {
             candidates = [

@@ -1,5 +1,6 @@
 // swift-tools-version:6.1
-// libFuzzer targets for the coremotiond wire protocol (MotionProtocol). A package of its own, like
+// libFuzzer targets for the coremotiond wire protocol (MotionProtocol) and the phone network decoders
+// (MotionNetwork). A package of its own, like
 // Benchmarks/, so that the main build and `swift test` never see the fuzzers.
 //
 // Run from the repository root:  Fuzz/run.sh [SECONDS]      (see Fuzz/README.md)
@@ -44,6 +45,22 @@ let package = Package(
         .executableTarget(
             name: "DaemonFrameFuzzer",
             dependencies: ["FuzzSupport", .product(name: "MotionProtocol", package: "swift-core-motion")],
+            swiftSettings: fuzzTarget
+        ),
+        // The phone network decoders (MotionNetwork): phyphox `/get`; `/config`, `/meta`, `/time`; SensorServer messages.
+        .executableTarget(
+            name: "PhyphoxGetFuzzer",
+            dependencies: ["FuzzSupport", .product(name: "MotionNetwork", package: "swift-core-motion")],
+            swiftSettings: fuzzTarget
+        ),
+        .executableTarget(
+            name: "PhyphoxConfigFuzzer",
+            dependencies: ["FuzzSupport", .product(name: "MotionNetwork", package: "swift-core-motion")],
+            swiftSettings: fuzzTarget
+        ),
+        .executableTarget(
+            name: "SensorServerMessageFuzzer",
+            dependencies: ["FuzzSupport", .product(name: "MotionNetwork", package: "swift-core-motion")],
             swiftSettings: fuzzTarget
         ),
         // Writes the seed corpora under Corpus/ (an ordinary executable, built without the fuzzer flags).

@@ -99,7 +99,13 @@ import Testing
         #expect(lost.count == 1 && lost[0].contains("no data from the phone"))
         emulator.setMeasuring(true)
         #expect(eventually { device.has(.accelerometer) })
-        #expect(collector.allEvents.last == .sensorReturned(.accelerometer))
+        let accelerometerEvents = collector.allEvents.filter {
+            switch $0 {
+            case .sensorLost(.accelerometer, _), .sensorReturned(.accelerometer): true
+            default: false
+            }
+        }
+        #expect(accelerometerEvents.count == 2 && accelerometerEvents.last == .sensorReturned(.accelerometer))
         Thread.sleep(forTimeInterval: 0.5)
         let values = collector.of(.accelerometer).compactMap(\.vector)
         #expect(contiguous(values.map { index($0.x) }).ok, "\(contiguous(values.map { index($0.x) }).firstBreak ?? "")")

@@ -126,8 +126,11 @@ public enum PhyphoxDevice {
     ) throws(PhoneRequestError) -> PhoneStreamDevice {
         let device = PhoneStreamDevice(name: "phyphox:\(settings.url)", clock: clock, settings: settings.stream, logger: logger)
         let poller = PhyphoxPoller(settings: settings, device: device)
-        let task = Task.detached { await poller.run() }
-        device.onClose { task.cancel() }
+        // A thread of its own, not a Task: the caller may be blocking a thread of Swift concurrency's pool
+        // (a test, an async main) while the device waits for the first data.
+        let thread = Thread { poller.run() }
+        thread.name = "coremotion.phyphox"
+        thread.start()
         guard device.waitForFirstData() else {
             let problem = device.statistics.lastProblem
             device.close()
@@ -163,24 +166,24 @@ final class PhyphoxPoller: Sendable {
         var lastTimeRead: Double = 0
     }
 
-    func run() async {
+    func run() {
         var failures = 0
         var session: Session?
-        while !Task.isCancelled {
+        while !device.isClosed {
             if session == nil {
-                session = await configure()
+                session = configure()
                 if session == nil {
                     failures += 1
-                    await pause(min(0.2 * pow(2, Double(min(failures, 4))), 2))
+                    pause(min(0.2 * pow(2, Double(min(failures, 4))), 2))
                     continue
                 }
                 failures = 0
             }
             guard var current = session else { continue }
             let path = "/get?" + current.poll.query
-            guard let body = await request(path, "/get") else {
+            guard let body = request(path, "/get") else {
                 failures += 1
-                await pause(min(0.2 * pow(2, Double(min(failures, 4))), 2))
+                pause(min(0.2 * pow(2, Double(min(failures, 4))), 2))
                 continue
             }
             failures = 0
@@ -190,7 +193,7 @@ final class PhyphoxPoller: Sendable {
                 reply = try PhyphoxGetReply.decode(body)
             } catch {
                 device.report("\(error); skipped, asking again", category: "malformed")
-                await pause(settings.interval)
+                pause(settings.interval)
                 continue
             }
             if reply.status.session != current.id {
@@ -201,7 +204,7 @@ final class PhyphoxPoller: Sendable {
             if reply.status.measuring && !current.measuring {
                 // Measuring again: re-read the runs' wall clock; a new first START means the data were cleared.
                 let before = current.timeline.firstStart
-                if let events = await readTime() {
+                if let events = readTime() {
                     current.timeline = PhyphoxTimeline(events: events)
                     current.lastTimeRead = device.clock.now
                     if let b = before, let a = current.timeline.firstStart, a != b {
@@ -210,7 +213,7 @@ final class PhyphoxPoller: Sendable {
                         current.anchor.reset()
                     }
                 }
-            } else if device.clock.now - current.lastTimeRead > 60, let events = await readTime() {
+            } else if device.clock.now - current.lastTimeRead > 60, let events = readTime() {
                 current.timeline = PhyphoxTimeline(events: events)
                 current.lastTimeRead = device.clock.now
             }
@@ -219,19 +222,21 @@ final class PhyphoxPoller: Sendable {
             for p in outcome.problems { device.report(p, category: "reply") }
             deliver(outcome, session: &current, arrival: arrival)
             session = current
-            await pause(settings.interval)
+            pause(settings.interval)
         }
     }
 
-    private func pause(_ seconds: Double) async {
-        guard seconds > 0 else { return }
-        try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+    private func pause(_ seconds: Double) {
+        let end = Date().addingTimeInterval(seconds)
+        while !device.isClosed, Date() < end {
+            Thread.sleep(forTimeInterval: min(0.05, max(0, end.timeIntervalSinceNow)))
+        }
     }
 
     /// One request; a failure or an HTTP error is reported and gives `nil`.
-    private func request(_ path: String, _ endpoint: String) async -> [UInt8]? {
+    private func request(_ path: String, _ endpoint: String) -> [UInt8]? {
         do {
-            let (status, body) = try await client.get(path)
+            let (status, body) = try client.get(path)
             device.noteAnswered()
             guard status == 200 else {
                 device.report("\(endpoint): HTTP \(status)", category: "request")
@@ -244,8 +249,8 @@ final class PhyphoxPoller: Sendable {
         }
     }
 
-    private func readTime() async -> [PhyphoxTimeEvent]? {
-        guard let body = await request("/time", "/time") else { return nil }
+    private func readTime() -> [PhyphoxTimeEvent]? {
+        guard let body = request("/time", "/time") else { return nil }
         do {
             return try PhyphoxTimeEvent.decodeList(body)
         } catch {
@@ -255,8 +260,8 @@ final class PhyphoxPoller: Sendable {
     }
 
     /// Reads the session, `/config`, `/meta`, `/time`; starts the measurement if asked. `nil` on failure.
-    private func configure() async -> Session? {
-        guard let statusBody = await request("/get", "/get") else { return nil }
+    private func configure() -> Session? {
+        guard let statusBody = request("/get", "/get") else { return nil }
         let status: PhyphoxStatus
         do {
             status = try PhyphoxGetReply.decode(statusBody).status
@@ -265,7 +270,7 @@ final class PhyphoxPoller: Sendable {
             return nil
         }
         do {
-            let (code, body) = try await client.get("/config")
+            let (code, body) = try client.get("/config")
             device.noteAnswered()
             if code == 404 {
                 device.report("/config: HTTP 404: phyphox 1.1.6 or later is needed (its /config tells which buffers hold which sensor)", category: "request")
@@ -281,7 +286,7 @@ final class PhyphoxPoller: Sendable {
 
             var platform = settings.platform
             var model: String?
-            if let metaBody = await request("/meta", "/meta") {
+            if let metaBody = request("/meta", "/meta") {
                 do {
                     let meta = try PhyphoxMeta.decode(metaBody)
                     platform = settings.platform ?? meta.platform
@@ -294,7 +299,7 @@ final class PhyphoxPoller: Sendable {
                 device.logger.notice("\(device.name): /meta does not tell the platform: taken as Android (option platform=ios to change)")
             }
             device.setModel(model.flatMap { $0.isEmpty ? nil : $0 })
-            let events = await readTime() ?? []
+            let events = readTime() ?? []
             var session = Session(
                 id: status.session, poll: PhyphoxPoll(channels: channels), platform: platform ?? .android,
                 timeline: PhyphoxTimeline(events: events), measuring: status.measuring)
@@ -313,7 +318,7 @@ final class PhyphoxPoller: Sendable {
                 device.report("experiment '\(config.title)' has no motion sensor input (accelerometer, gyroscope, magnetic_field, pressure)", category: "config")
             }
             if !status.measuring && settings.startMeasuring {
-                if let body = await request("/control?cmd=start", "/control") {
+                if let body = request("/control?cmd=start", "/control") {
                     let started = (try? PhyphoxControlReply.decode(body)) ?? false
                     if started {
                         device.logger.info("\(device.name): started the measurement")

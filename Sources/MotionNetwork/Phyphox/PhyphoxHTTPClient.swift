@@ -30,8 +30,9 @@ public struct PhyphoxHTTPClient: Sendable {
         self.group = group
     }
 
-    /// `GET path` (with its query); returns the status code and the body.
-    public func get(_ path: String) async throws(PhoneRequestError) -> (status: Int, body: [UInt8]) {
+    /// `GET path` (with its query); returns the status code and the body. Blocks the calling thread (never
+    /// call it on an event loop or in Swift concurrency's pool: the devices poll from a thread of their own).
+    public func get(_ path: String) throws(PhoneRequestError) -> (status: Int, body: [UInt8]) {
         let deadline = TimeAmount.nanoseconds(Int64(timeout * 1e9))
         let loop = group.next()
         let promise = loop.makePromise(of: (Int, [UInt8]).self)
@@ -66,7 +67,7 @@ public struct PhyphoxHTTPClient: Sendable {
             }
         }
         do {
-            let (status, body) = try await promise.futureResult.get()
+            let (status, body) = try promise.futureResult.wait()
             timer.cancel()
             return (status, body)
         } catch let error as PhoneRequestError {

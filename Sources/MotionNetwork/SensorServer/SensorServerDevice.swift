@@ -60,8 +60,10 @@ public enum SensorServerDevice {
     ) throws(PhoneRequestError) -> PhoneStreamDevice {
         let device = PhoneStreamDevice(name: "sensorserver:\(settings.url)", clock: clock, settings: settings.stream, logger: logger)
         let client = SensorServerClient(settings: settings, device: device)
-        let task = Task.detached { await client.run() }
-        device.onClose { task.cancel() }
+        // A thread of its own, not a Task: the caller may be blocking a thread of Swift concurrency's pool.
+        let thread = Thread { client.run() }
+        thread.name = "coremotion.sensorserver"
+        thread.start()
         guard device.waitForFirstData() else {
             let problem = device.statistics.lastProblem
             device.close()
@@ -92,8 +94,11 @@ final class SensorServerClient: Sendable {
         self.device = device
     }
 
-    private func pause(_ seconds: Double) async {
-        try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
+    private func pause(_ seconds: Double) {
+        let end = Date().addingTimeInterval(seconds)
+        while !device.isClosed, Date() < end {
+            Thread.sleep(forTimeInterval: min(0.05, max(0, end.timeIntervalSinceNow)))
+        }
     }
 
     /// What one connection ended with.
@@ -102,25 +107,25 @@ final class SensorServerClient: Sendable {
         case retry(after: Double)
     }
 
-    func run() async {
+    func run() {
         var wanted = settings.sensors
         var failures = 0
-        while !Task.isCancelled && !wanted.isEmpty {
+        while !device.isClosed && !wanted.isEmpty {
             device.announce(Dictionary(uniqueKeysWithValues: wanted.map { ($0.kind, "SensorServer \($0.rawValue)") }))
             let path = SensorServerDevice.path(for: wanted)
             let socket: PhoneWebSocket
             do {
-                socket = try await PhoneWebSocket.connect(host: settings.host, port: settings.port, path: path, clock: device.clock)
+                socket = try PhoneWebSocket.connect(host: settings.host, port: settings.port, path: path, clock: device.clock)
             } catch {
                 failures += 1
                 device.report("\(error)", category: "request")
-                await pause(min(0.5 * pow(2, Double(min(failures - 1, 4))), 5))
+                pause(min(0.5 * pow(2, Double(min(failures - 1, 4))), 5))
                 continue
             }
             device.noteAnswered()
             device.noteConnection()
             device.logger.info("\(device.name): connected (\(wanted.map(\.rawValue).joined(separator: ", ")))")
-            let ending = await receive(socket, wanted: wanted)
+            let ending = receive(socket, wanted: wanted)
             socket.close()
             switch ending {
             case .refused(let sensor?):
@@ -130,14 +135,14 @@ final class SensorServerClient: Sendable {
             case .refused(nil):
                 // A 4001 that names no sensor we asked for: find the missing ones one by one.
                 var kept: [SensorServerSensor] = []
-                for sensor in wanted where !Task.isCancelled {
-                    if await probe(sensor) != false { kept.append(sensor) }
+                for sensor in wanted where !device.isClosed {
+                    if probe(sensor) != false { kept.append(sensor) }
                 }
                 wanted = kept
                 failures = 0
             case .retry(let after):
                 failures += 1
-                await pause(after > 0 ? after : min(0.5 * pow(2, Double(min(failures - 1, 4))), 5))
+                pause(after > 0 ? after : min(0.5 * pow(2, Double(min(failures - 1, 4))), 5))
             }
         }
         if wanted.isEmpty {
@@ -147,31 +152,27 @@ final class SensorServerClient: Sendable {
     }
 
     /// Whether the phone has `sensor` (`false` on 4001), by a connection of its own; `nil` when unsure.
-    private func probe(_ sensor: SensorServerSensor) async -> Bool? {
-        guard let socket = try? await PhoneWebSocket.connect(
+    private func probe(_ sensor: SensorServerSensor) -> Bool? {
+        guard let socket = try? PhoneWebSocket.connect(
             host: settings.host, port: settings.port, path: SensorServerDevice.path(for: [sensor]), clock: device.clock)
         else { return nil }
         defer { socket.close() }
-        let deadline = Task { [socket] in
-            try? await Task.sleep(nanoseconds: 1_000_000_000)
-            socket.channel.close(promise: nil)
+        switch socket.events.next(timeout: 1) {
+        case .text?: return true
+        case .closed(let code, _)?: return code == SensorServerCloseCode.sensorNotFound.rawValue ? false : nil
+        case nil: return nil
         }
-        defer { deadline.cancel() }
-        for await event in socket.events {
-            switch event {
-            case .text: return true
-            case .closed(let code, _): return code == SensorServerCloseCode.sensorNotFound.rawValue ? false : nil
-            }
-        }
-        return nil
     }
 
     /// Reads one connection's messages until it closes.
-    private func receive(_ socket: PhoneWebSocket, wanted: [SensorServerSensor]) async -> Ending {
+    private func receive(_ socket: PhoneWebSocket, wanted: [SensorServerSensor]) -> Ending {
         var anchor = PhoneClockAnchor()
         let single = wanted.count == 1 ? wanted[0] : nil
-        // The stream ends when the task is cancelled (the device closed).
-        for await event in socket.events {
+        while !device.isClosed {
+            guard let event = socket.events.next(timeout: 0.2) else {
+                if socket.events.isDone { break }
+                continue
+            }
             switch event {
             case .text(let bytes, let arrival):
                 handle(bytes, arrival: arrival, anchor: &anchor, single: single, wanted: wanted)

@@ -13,13 +13,52 @@ enum PhoneSocketEvent: Sendable {
     case closed(code: UInt16?, reason: String)
 }
 
+/// The events of one connection, for a reading thread to take one by one.
+final class PhoneSocketInbox: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var queue: [PhoneSocketEvent] = []
+    private var finished = false
+
+    func push(_ event: PhoneSocketEvent) {
+        condition.lock()
+        if !finished { queue.append(event) }
+        condition.signal()
+        condition.unlock()
+    }
+
+    func finish() {
+        condition.lock()
+        finished = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// The next event; `nil` when none came within `timeout` seconds or the inbox is finished and empty.
+    func next(timeout: Double) -> PhoneSocketEvent? {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.isEmpty && !finished {
+            if !condition.wait(until: deadline) { break }
+        }
+        return queue.isEmpty ? nil : queue.removeFirst()
+    }
+
+    /// Whether the inbox is finished and empty.
+    var isDone: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return finished && queue.isEmpty
+    }
+}
+
 /// A WebSocket client connection on SwiftNIO's `NIOWebSocket` (no other WebSocket package): HTTP/1.1 upgrade,
 /// fragmented messages joined (at most 1 MiB), pings answered, close frames read for their code.
 final class PhoneWebSocket: Sendable {
     let channel: any Channel
-    let events: AsyncStream<PhoneSocketEvent>
+    let events: PhoneSocketInbox
 
-    private init(channel: any Channel, events: AsyncStream<PhoneSocketEvent>) {
+    private init(channel: any Channel, events: PhoneSocketInbox) {
         self.channel = channel
         self.events = events
     }
@@ -28,11 +67,13 @@ final class PhoneWebSocket: Sendable {
     static let maximumMessage = 1 << 20
 
     /// Connects and upgrades; throws when the connection or the upgrade fails within `timeout` seconds.
+    /// Blocks the calling thread (the device's own).
     static func connect(
         host: String, port: Int, path: String, clock: any MotionClock, timeout: Double = 5,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
-    ) async throws(PhoneRequestError) -> PhoneWebSocket {
-        let (stream, continuation) = AsyncStream<PhoneSocketEvent>.makeStream()
+    ) throws(PhoneRequestError) -> PhoneWebSocket {
+        let continuation = PhoneSocketInbox()
+        let stream = continuation
         let loop = group.next()
         let upgraded = loop.makePromise(of: Void.self)
         let hostHeader = "\(host.contains(":") ? "[\(host)]" : host):\(port)"
@@ -67,16 +108,16 @@ final class PhoneWebSocket: Sendable {
             upgraded.fail(PhoneRequestError("no WebSocket upgrade within \(timeout) s"))
         }
         do {
-            let channel = try await bootstrap.connect(host: host, port: port).get()
+            let channel = try bootstrap.connect(host: host, port: port).wait()
             do {
-                try await upgraded.futureResult.get()
+                try upgraded.futureResult.wait()
             } catch {
                 channel.close(promise: nil)
                 throw error
             }
             timer.cancel()
             channel.closeFuture.whenComplete { _ in
-                continuation.yield(.closed(code: nil, reason: "the connection ended"))
+                continuation.push(.closed(code: nil, reason: "the connection ended"))
                 continuation.finish()
             }
             return PhoneWebSocket(channel: channel, events: stream)
@@ -149,11 +190,11 @@ private final class FrameReceiver: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
-    let continuation: AsyncStream<PhoneSocketEvent>.Continuation
+    let continuation: PhoneSocketInbox
     let clock: any MotionClock
     var closing = false
 
-    init(continuation: AsyncStream<PhoneSocketEvent>.Continuation, clock: any MotionClock) {
+    init(continuation: PhoneSocketInbox, clock: any MotionClock) {
         self.continuation = continuation
         self.clock = clock
     }
@@ -163,7 +204,7 @@ private final class FrameReceiver: ChannelInboundHandler {
         switch frame.opcode {
         case .text, .binary:
             var payload = frame.unmaskedData
-            continuation.yield(.text(payload.readBytes(length: payload.readableBytes) ?? [], arrival: clock.now))
+            continuation.push(.text(payload.readBytes(length: payload.readableBytes) ?? [], arrival: clock.now))
         case .ping:
             let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
@@ -172,7 +213,7 @@ private final class FrameReceiver: ChannelInboundHandler {
             var code: UInt16?
             if payload.readableBytes >= 2, let c = payload.readInteger(as: UInt16.self) { code = c }
             let reason = payload.readString(length: min(payload.readableBytes, 123)) ?? ""
-            continuation.yield(.closed(code: code, reason: reason))
+            continuation.push(.closed(code: code, reason: reason))
             if !closing {
                 closing = true
                 var echo = context.channel.allocator.buffer(capacity: 2)
@@ -187,7 +228,7 @@ private final class FrameReceiver: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        continuation.yield(.closed(code: nil, reason: "\(error)"))
+        continuation.push(.closed(code: nil, reason: "\(error)"))
         context.close(promise: nil)
     }
 }

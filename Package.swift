@@ -59,8 +59,9 @@ let package = Package(
             dependencies: ["MotionSamples", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
-        // Layer 1: live phones over the network: Sensor Logger's HTTP push (an HTTP server), with the shared
-        // pieces every network source uses (phone clock mapping, jitter buffer, live device).
+        // Layer 1: live phones over the network: Sensor Logger's HTTP push (a Hummingbird server), phyphox (REST
+        // polling) and SensorServer (WebSocket) on SwiftNIO, with the pieces every network source shares (phone
+        // clock mapping, jitter buffer, live device).
         .target(
             name: "MotionNetwork",
             dependencies: [
@@ -68,6 +69,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
@@ -198,7 +202,12 @@ let package = Package(
         .testTarget(name: "MotionIIOTests", dependencies: ["MotionIIO", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MotionNetworkTests",
-            dependencies: ["MotionNetwork", "MotionRecordings", "MotionService", "TestSupport"],
+            dependencies: [
+                "MotionNetwork", "MotionSamples", "MotionRecordings", "MotionService", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,6 +1,6 @@
 // swift-tools-version:6.1
-// libFuzzer targets for the coremotiond wire protocol (MotionProtocol) and the network devices' decoders
-// (MotionNetwork: Sensor Logger's HTTP push). A package of its own, like
+// libFuzzer targets for the coremotiond wire protocol (MotionProtocol) and the phone network decoders
+// (MotionNetwork: Sensor Logger's HTTP push, phyphox, SensorServer). A package of its own, like
 // Benchmarks/, so that the main build and `swift test` never see the fuzzers.
 //
 // Run from the repository root:  Fuzz/run.sh [SECONDS]      (see Fuzz/README.md)
@@ -50,6 +50,22 @@ let package = Package(
         // What any peer may POST to the Sensor Logger receiver: the body decoder and the receiver behind it.
         .executableTarget(
             name: "SensorLoggerPushFuzzer",
+            dependencies: ["FuzzSupport", .product(name: "MotionNetwork", package: "swift-core-motion")],
+            swiftSettings: fuzzTarget
+        ),
+        // The phone network decoders (MotionNetwork): phyphox `/get`; `/config`, `/meta`, `/time`; SensorServer messages.
+        .executableTarget(
+            name: "PhyphoxGetFuzzer",
+            dependencies: ["FuzzSupport", .product(name: "MotionNetwork", package: "swift-core-motion")],
+            swiftSettings: fuzzTarget
+        ),
+        .executableTarget(
+            name: "PhyphoxConfigFuzzer",
+            dependencies: ["FuzzSupport", .product(name: "MotionNetwork", package: "swift-core-motion")],
+            swiftSettings: fuzzTarget
+        ),
+        .executableTarget(
+            name: "SensorServerMessageFuzzer",
             dependencies: ["FuzzSupport", .product(name: "MotionNetwork", package: "swift-core-motion")],
             swiftSettings: fuzzTarget
         ),

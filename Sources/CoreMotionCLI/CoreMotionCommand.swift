@@ -25,7 +25,7 @@ struct CoreMotionCommand: AsyncParsableCommand {
         ActivityCommand.self, TrainActivityCommand.self,
         DevicesCommand.self,
         ServiceCommand.self, PermissionsCommand.self,
-        IIOEmulateCommand.self,
+        IIOEmulateCommand.self, PhoneEmulateCommand.self,
         FuseCommand.self,
         EvaluateCommand.self,
     ]

@@ -67,7 +67,7 @@ struct SyntheticPhone {
             return .vector(name, time: time, v.x, v.y, v.z, accuracy: accuracy)
         case "orientation":
             var q = Self.attitude(t)
-            if platform == .android { q = SensorLoggerConvention.enuToNorth.conjugate * q }
+            if platform == .android { q = AndroidConventions.enuToNorthWestUp.conjugate * q }
             let e = q.appleEulerAngles
             return .init(name: name, time: time, values: [
                 ("qx", .number(q.x)), ("qz", .number(q.z)), ("roll", .number(e.roll)), ("qw", .number(q.w)),

@@ -226,7 +226,7 @@ public final class SensorLoggerPhone: @unchecked Sendable {
                 guard let w = message.number(.qw, in: r), let v = message.vector(.qx, .qy, .qz, in: r), w.isFinite else { skipped += 1; continue }
                 guard let decision else { continue }
                 let q = Quaternion(w: w, x: v.x, y: v.y, z: v.z)
-                let mapped = decision.orientationIsAndroid ? SensorLoggerConvention.enuToNorth * q : q
+                let mapped = decision.orientationIsAndroid ? AndroidConventions.appleAttitude(fromENU: q) : q
                 reference.attitude.append(TimedQuaternion(time: t, value: mapped))
             case .compass:
                 if let b = message.number(.magneticBearing, in: r), b.isFinite { reference.heading.append(TimedScalar(time: t, value: b)) }

@@ -59,6 +59,19 @@ public enum DeviceFactory {
             } catch {
                 throw DeviceSpecificationError(value: specification.description, reason: error.reason)
             }
+        case .phyphox(let settings):
+            // Waits for the phone's first data (settings.stream.wait, 5 s by default).
+            do {
+                return try PhyphoxDevice.connect(settings, clock: clock)
+            } catch {
+                throw DeviceSpecificationError(value: specification.description, reason: error.description)
+            }
+        case .sensorServer(let settings):
+            do {
+                return try SensorServerDevice.connect(settings, clock: clock)
+            } catch {
+                throw DeviceSpecificationError(value: specification.description, reason: error.description)
+            }
         case .simulator(let sceneName, let seed, let speed):
             do {
                 let scene = try SceneCatalog.resolve(sceneName)

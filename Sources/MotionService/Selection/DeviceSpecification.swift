@@ -14,6 +14,8 @@ import MotionSimulator
 /// | `iio` / `iio:ROOT` | Linux IIO sensors, optionally under another sysfs root |
 /// | `service` / `service:PATH` | the system service `coremotiond` (at `COREMOTION_SOCKET` or its default socket, or at PATH) |
 /// | `sensorlogger:HOST:PORT` | a live phone pushing with Sensor Logger's HTTP push (`?token=`, `&platform=`, `&device=`, `&wait=`, `&settle=`, `&silence=`; docs/network.md) |
+/// | `phyphox:http://HOST:PORT` | a phone running phyphox with remote access, polled (`docs/network.md#phyphox`) |
+/// | `sensorserver:ws://HOST:PORT` | a phone running SensorServer, over a WebSocket (`docs/network.md#sensorserver`) |
 public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
     case auto
     case none
@@ -25,6 +27,10 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
     case service(path: String?)
     /// A live phone: a Sensor Logger HTTP push receiver on this machine (docs/network.md).
     case sensorLogger(SensorLoggerConfiguration)
+    /// A phone running phyphox with remote access on, polled over HTTP.
+    case phyphox(PhyphoxSettings)
+    /// A phone running SensorServer, over a WebSocket.
+    case sensorServer(SensorServerSettings)
 
     /// The environment variable that selects the device.
     public static let environmentVariable = "COREMOTION_DEVICE"
@@ -40,6 +46,10 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
           service  or  service:PATH                the system service coremotiond (default socket, or PATH)
           sensorlogger:HOST:PORT[?token=T][&platform=ios|android|ios-standardised][&device=ID][&wait=S]
                                                    a phone pushing with Sensor Logger's HTTP push (docs/network.md)
+          phyphox:http://HOST:PORT[?wait=S][&silence=S][&delay=S][&interval=S][&platform=android|ios][&start=false]
+                                                   a phone running phyphox (remote access on), polled
+          sensorserver:ws://HOST:PORT[?wait=S][&silence=S][&delay=S]
+                                                   a phone running SensorServer, over a WebSocket
         """
 
     /// Reads the specification from the environment.
@@ -106,6 +116,22 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
             } catch {
                 throw fail(error.reason)
             }
+        case "phyphox":
+            guard !target.isEmpty else { throw fail("phyphox: needs the phone's address, e.g. phyphox:http://192.168.1.5:8080") }
+            try checkKeys(options, allowed: PhyphoxSettings.optionNames, kind: kind, fail: fail)
+            do {
+                return .phyphox(try PhyphoxSettings(url: target, options: options))
+            } catch {
+                throw fail(error.description)
+            }
+        case "sensorserver":
+            guard !target.isEmpty else { throw fail("sensorserver: needs the phone's address, e.g. sensorserver:ws://192.168.1.5:8080") }
+            try checkKeys(options, allowed: SensorServerSettings.optionNames, kind: kind, fail: fail)
+            do {
+                return .sensorServer(try SensorServerSettings(url: target, options: options))
+            } catch {
+                throw fail(error.description)
+            }
         default:
             throw fail(NameSuggestion.unknown(
                 "device kind", kind + ":", among: kinds.map { $0 + ":" }, listing: "device kinds"))
@@ -113,7 +139,7 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The kinds of `KIND:VALUE`.
-    private static let kinds = ["replay", "sim", "iio", "service", "sensorlogger"]
+    private static let kinds = ["replay", "sim", "iio", "service", "sensorlogger", "phyphox", "sensorserver"]
     /// The values that stand alone.
     private static let words = ["auto", "none", "iio", "service"]
 
@@ -129,6 +155,8 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
         case "replay": return "replay needs a recording: replay:PATH, e.g. replay:/data/walk.zip"
         case "sim": return "sim needs a scene: sim:SCENE, e.g. sim:walking-in-hand (scenes: \(SceneCatalog.names.joined(separator: ", ")))"
         case "sensorlogger": return "sensorlogger needs an address to listen on: sensorlogger:HOST:PORT, e.g. sensorlogger:127.0.0.1:8000"
+        case "phyphox": return "phyphox needs the phone's address: phyphox:http://HOST:PORT, e.g. phyphox:http://192.168.1.5:8080"
+        case "sensorserver": return "sensorserver needs the phone's address: sensorserver:ws://HOST:PORT, e.g. sensorserver:ws://192.168.1.5:8080"
         default: break
         }
         if value.contains("/") {
@@ -150,6 +178,8 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
         case .iio(let root): root.map { "iio:\($0)" } ?? "iio"
         case .service(let path): path.map { "service:\($0)" } ?? "service"
         case .sensorLogger(let configuration): configuration.description
+        case .phyphox(let settings): "phyphox:\(settings.url)"
+        case .sensorServer(let settings): "sensorserver:\(settings.url)"
         }
     }
 

@@ -55,9 +55,6 @@ public enum SensorLoggerConvention: String, Sendable, Hashable, Codable, CaseIte
     @inlinable
     public static func kilopascals(hectopascals: Double) -> Double { hectopascals / 10 }
 
-    /// Android's rotation vector is device → ENU (x east); Apple's x-north frame is ENU turned by −90° about z.
-    public static let enuToNorth = Quaternion.aboutZ(-.pi / 2)
-
     /// The ways an `Orientation` quaternion may map to Apple's attitude (device → x-north z-up), first the
     /// documented one: the reader keeps the first whose tilt agrees with `Gravity`.
     ///
@@ -66,8 +63,8 @@ public enum SensorLoggerConvention: String, Sendable, Hashable, Codable, CaseIte
     public static func attitudeCandidates(android: Bool) -> [(name: String, map: @Sendable (Quaternion) -> Quaternion)] {
         if android {
             return [
-                ("xMagneticNorthZVertical (Android rotation vector, ENU, turned to x-north)", { enuToNorth * $0 }),
-                ("xMagneticNorthZVertical (Android rotation vector, conjugated, ENU turned to x-north)", { enuToNorth * $0.conjugate }),
+                ("xMagneticNorthZVertical (Android rotation vector, ENU, turned to x-north)", { AndroidConventions.appleAttitude(fromENU: $0) }),
+                ("xMagneticNorthZVertical (Android rotation vector, conjugated, ENU turned to x-north)", { AndroidConventions.appleAttitude(fromENU: $0.conjugate) }),
             ]
         }
         return [

@@ -5,7 +5,7 @@ import MotionSamples
 import Testing
 
 /// Collects what a device delivers.
-final class Collector: @unchecked Sendable {
+final class PushCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var samplesList: [SensorSample] = []
     private var eventList: [DeviceEvent] = []
@@ -38,13 +38,13 @@ final class Collector: @unchecked Sendable {
 struct Rig {
     let clock = VirtualClock(start: 1000)
     let server: SensorLoggerServer
-    let collector: Collector
+    let collector: PushCollector
     /// Host time of the phone's first sample (the phone's t = 0 arrives one batch later).
     let origin: Double
 
     init(platform: SensorLoggerPlatform? = nil, deviceId: String? = nil, silence: TimeInterval = 2) {
         server = SensorLoggerServer(configuration: SensorLoggerConfiguration(port: 0, platform: platform, deviceId: deviceId, silence: silence), clock: clock)
-        collector = Collector(clock: clock)
+        collector = PushCollector(clock: clock)
         origin = clock.now
         server.device.run([.accelerometer: 100, .gyroscope: 100, .magnetometer: 100, .barometer: 1], sink: collector.sink, events: collector.eventSink)
     }
@@ -267,7 +267,7 @@ struct SensorLoggerDeviceTests {
         var phone = SyntheticPhone(platform: .ios)
         phone.sensors = ["accelerometeruncalibrated", "headphone"]
         phone.rate = 25
-        let events = Collector(clock: rig.clock)
+        let events = PushCollector(clock: rig.clock)
         _ = rig.server.device.subscribeHeadphone(events.headphoneSink)
         for k in 0..<8 { rig.push(phone, k) }
         rig.clock.advance(by: 1)

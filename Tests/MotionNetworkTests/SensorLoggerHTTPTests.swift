@@ -137,7 +137,7 @@ struct SensorLoggerHTTPTests {
         let url = folder.appendingPathComponent("live.cmrec")
         let start = rig.clock.now
         let writer = try NativeRecordingWriter(url: url, metadata: RecordingMetadata(format: "coremotion record", source: "sensorlogger"), timeOrigin: start)
-        let delivered = Collector(clock: rig.clock)
+        let delivered = PushCollector(clock: rig.clock)
         var subscriptions: [SensorSubscription] = []
         // The first push makes the sensors known (as the device's wait at start does).
         let phone = SyntheticPhone(platform: .ios)
@@ -168,7 +168,7 @@ struct SensorLoggerHTTPTests {
         // And played back as a device: the same samples, at the same intervals.
         let replayClock = VirtualClock(start: 5000)
         let device = ScheduledDevice(name: "replay", source: RecordingSource(recording), clock: replayClock)
-        let replayed = Collector(clock: replayClock)
+        let replayed = PushCollector(clock: replayClock)
         device.run([.accelerometer: 100, .gyroscope: 100, .magnetometer: 100, .barometer: 1], sink: replayed.sink, events: { _ in })
         replayClock.advance(by: 10)
         let liveAcc = live.filter { $0.sensor == .accelerometer }

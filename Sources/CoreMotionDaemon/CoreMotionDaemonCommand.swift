@@ -15,6 +15,8 @@ struct CoreMotionDaemonCommand: AsyncParsableCommand {
             Clients reach it with COREMOTION_DEVICE=service (or service:PATH), or by default when its socket answers.
             Started by systemd through coremotiond.socket (`coremotion service install`), or in the foreground:
               coremotiond --socket /tmp/cm.sock --device replay:walk.zip?loop=true --history /tmp/cm.sqlite
+            With --headphone-device (sim:head-shake, replay:EXPORT.zip, iio:ROOT…) it owns headphones too, for every
+            client's CMHeadphoneMotionManager.
             SIGTERM or SIGINT stops it gracefully: clients are told, the history is written to disk.
             """
     )
@@ -27,6 +29,9 @@ struct CoreMotionDaemonCommand: AsyncParsableCommand {
 
     @Option(help: "The device to own, as COREMOTION_DEVICE takes it (default: COREMOTION_DEVICE, else auto).")
     var device: String?
+
+    @Option(help: "The headphones to own, as COREMOTION_HEADPHONE_DEVICE takes them (default: COREMOTION_HEADPHONE_DEVICE, else none).")
+    var headphoneDevice: String?
 
     @Option(help: "The socket to listen on (ignored when systemd passes one).")
     var socket: String?
@@ -77,6 +82,12 @@ struct CoreMotionDaemonCommand: AsyncParsableCommand {
         var configuration = DaemonConfiguration.defaults(for: instance, environment: environment)
         do {
             configuration.device = try DeviceSpecification.parse(device ?? environment[DeviceSpecification.environmentVariable] ?? "auto")
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        do {
+            configuration.headphoneDevice = try HeadphoneDeviceSpecification.parse(
+                headphoneDevice ?? environment[HeadphoneDeviceSpecification.environmentVariable] ?? "none")
         } catch {
             throw ValidationError("\(error)")
         }

@@ -26,7 +26,9 @@ import MotionSimulator
 /// ```
 ///
 /// Code inside ``run(_:)`` (and tasks it starts) that creates `CMMotionManager`, `CMPedometer`,
-/// `CMMotionActivityManager` or `CMAltimeter` gets this harness's device. For code that creates them
+/// `CMMotionActivityManager` or `CMAltimeter` gets this harness's device; `CMHeadphoneMotionManager` and
+/// `CMHeadphoneActivityManager` get its headphones (``init(headphoneScene:seed:device:clock:)``,
+/// ``init(headphoneRecording:clock:speed:loop:)``). For code that creates them
 /// on other threads, use ``installForProcess()`` instead (one harness per process at a time).
 ///
 /// Handlers must run on an `OperationQueue` other than the thread that calls `advance` (for
@@ -40,11 +42,12 @@ public final class MotionTestHarness: @unchecked Sendable {
     /// The client interface over ``service`` that the API talks to while the harness is installed.
     public let provider: LocalMotionProvider
 
-    /// A harness on any device that stamps its samples on `clock`. Pedometer, activity and sensor-recorder
+    /// A harness on any device that stamps its samples on `clock`, with headphones beside it if given (for
+    /// `CMHeadphoneMotionManager` and `CMHeadphoneActivityManager`). Pedometer, activity and sensor-recorder
     /// history is kept in memory, private to the harness.
-    public init(device: any MotionDevice, clock: VirtualClock) {
+    public init(device: any MotionDevice, clock: VirtualClock, headphones: (any HeadphoneDevice)? = nil) {
         self.clock = clock
-        self.service = MotionService(device: device, history: .inMemory)
+        self.service = MotionService(device: device, history: .inMemory, headphones: headphones)
         self.provider = LocalMotionProvider(service: service)
     }
 
@@ -77,6 +80,34 @@ public final class MotionTestHarness: @unchecked Sendable {
         let simulation = try Simulation(scene: resolved, seed: seed)
         let device = ScheduledDevice(name: "sim:\(resolved.name) (seed \(seed))", source: simulation.makeSource(), clock: clock)
         self.init(device: device, clock: clock)
+    }
+
+    /// A harness with simulated headphones on a simulated head (`head-nod`, `head-shake`, `look-around`,
+    /// `walk-head-turns`, `bud-out-and-in`, or a scene file), played from the current virtual time; the phone
+    /// has no sensors unless `device` names a phone scene (`still-face-up`, …).
+    public convenience init(headphoneScene: String, seed: UInt64 = 1, device phoneScene: String? = nil, clock: VirtualClock = VirtualClock()) throws {
+        let scene = try HeadphoneSceneCatalog.resolve(headphoneScene)
+        let headphones = ScheduledHeadphoneDevice(
+            name: "sim:\(scene.name) (seed \(seed))", timeline: try HeadphoneSimulation(scene: scene, seed: seed).timeline(), clock: clock)
+        let device: any MotionDevice
+        if let phoneScene {
+            let resolved = try SceneCatalog.resolve(phoneScene)
+            device = ScheduledDevice(
+                name: "sim:\(resolved.name) (seed \(seed))", source: try Simulation(scene: resolved, seed: seed).makeSource(), clock: clock)
+        } else {
+            device = NoDevice(clock: clock)
+        }
+        self.init(device: device, clock: clock, headphones: headphones)
+    }
+
+    /// A harness with headphones replaying the headphone recording at `url` (a Sensor Logger export with
+    /// `Headphone.csv`, or a JSON-lines capture of `CMHeadphoneMotionManager`) from the current virtual time; the
+    /// phone has no sensors.
+    public convenience init(headphoneRecording url: URL, clock: VirtualClock = VirtualClock(), speed: Double = 1, loop: Bool = false) throws {
+        let recording = try HeadphoneRecordingReader.read(url)
+        let headphones = ScheduledHeadphoneDevice(
+            name: "replay:\(url.path)", timeline: recording.timeline(loop: loop), clock: clock, speed: speed)
+        self.init(device: NoDevice(clock: clock), clock: clock, headphones: headphones)
     }
 
     /// Where the device is, for the true-north frame (`COREMOTION_LOCATION` on a real run); `nil`

@@ -108,7 +108,21 @@ struct DaemonHostileClientTests {
             return
         }
         #expect(code == .unsupportedVersion)
-        #expect(text.contains("version 1") && text.contains("version 99"))
+        #expect(text.contains("version \(ProtocolVersion.current)") && text.contains("version 99"))
+        #expect(old.closedByPeer())
+    }
+
+    @Test("a client of protocol version 1 (before the headphones) is refused with both versions named")
+    func versionOneClient() throws {
+        let daemon = try TestDaemon()
+        defer { daemon.stop(); daemon.removeFiles() }
+        let old = try RawClient(path: daemon.socketPath)
+        guard case .failure(let code, let text)? = old.hello(version: 1) else {
+            Issue.record("no failure frame")
+            return
+        }
+        #expect(code == .unsupportedVersion)
+        #expect(text.contains("protocol version 2") && text.contains("speaks version 1"))
         #expect(old.closedByPeer())
     }
 

@@ -19,7 +19,7 @@ final class TestDaemon: @unchecked Sendable {
     init(
         rates: [SensorKind: Double] = [.accelerometer: 100, .gyroscope: 100, .magnetometer: 100, .barometer: 2],
         device: (any MotionDevice)? = nil, clientBuffer: Int = 8192, authorizer: any ClientAuthorizer = OpenAuthorizer(),
-        folder existing: URL? = nil, helloTimeout: TimeInterval = 10
+        folder existing: URL? = nil, helloTimeout: TimeInterval = 10, headphones: (any HeadphoneDevice)? = nil
     ) throws {
         folder = try existing ?? TestData.temporaryDirectory("coremotiond-test")
         let configuration = DaemonConfiguration(
@@ -31,7 +31,7 @@ final class TestDaemon: @unchecked Sendable {
             name: "synthetic", source: SyntheticSource(rates: rates), clock: SystemClock.shared, loop: false)
         var logger = Logger(label: "test.coremotiond")
         logger.logLevel = .warning
-        core = DaemonCore(configuration: configuration, device: device, authorizer: authorizer, logger: logger)
+        core = DaemonCore(configuration: configuration, device: device, headphones: headphones, authorizer: authorizer, logger: logger)
         core.startRecording()
         server = DaemonServer(core: core)
         try server.bind()

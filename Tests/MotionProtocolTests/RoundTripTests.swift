@@ -99,13 +99,30 @@ import Testing
         #expect(decoded == .hello(ClientHello(appHint: String(repeating: "a", count: 254))))
     }
 
+    /// Version 2 added the headphones; a hello of version 1 still decodes (the daemon then refuses it by
+    /// its version, naming both), and the welcome's headphone source sits between the device name and the
+    /// sensors.
+    @Test func versionTwoCarriesTheHeadphones() throws {
+        #expect(ProtocolVersion.current == 2)
+        #expect(try decodeClient(payloadOf(ClientMessage.hello(ClientHello(version: 1, appHint: "old")).encoded))
+            == .hello(ClientHello(version: 1, appHint: "old")))
+        let frame = FrameBytes(.welcome).u16(2).u8(3).u8(4).u8(1).u32(1).string("a").string("d").string("sim:head-nod").u8(0).bytes
+        guard case .welcome(let welcome) = try decodeDaemon(frame) else {
+            Issue.record("not a welcome")
+            return
+        }
+        #expect(welcome.headphones == "sim:head-nod")
+        #expect(RecordKind.headphoneMotion.rawValue == 12 && RecordKind.headphoneConnection.rawValue == 13)
+        #expect(MessageType.subscribeHeadphoneConnection.rawValue == 0x09 && MessageType.subscribeHeadphoneActivity.rawValue == 0x0B)
+    }
+
     @Test func anUnknownFailureCodeIsStillReadable() throws {
         let frame = FrameBytes(.failure).u16(999).string("a newer daemon's reason").bytes
         #expect(try decodeDaemon(frame) == .failure(.malformedFrame, message: "a newer daemon's reason"))
     }
 
     @Test func unknownReferenceFrameBitsAreIgnored() throws {
-        let frame = FrameBytes(.welcome).u16(1).u8(3).u8(0).u8(0xF4).u32(1).string("a").string("d").u8(0).bytes
+        let frame = FrameBytes(.welcome).u16(1).u8(3).u8(0).u8(0xF4).u32(1).string("a").string("d").string("").u8(0).bytes
         guard case .welcome(let welcome) = try decodeDaemon(frame) else {
             Issue.record("not a welcome")
             return

@@ -54,6 +54,7 @@ let everyClientMessage: [ClientMessage] = {
         .unsubscribe(stream: UInt32.max), .queryPedometer(request: 7, from: from, to: to),
         .queryActivity(request: 8, from: from, to: to), .recordAccelerometer(request: 9, duration: 43_200),
         .queryRecordedAccelerometer(request: 10, from: from, to: to), .status(request: 11),
+        .subscribeHeadphoneConnection(stream: 13), .subscribeHeadphoneMotion(stream: 14), .subscribeHeadphoneActivity(stream: 15),
     ]
     list += PermissionOperation.allCases.map { .permissions(request: 12, operation: $0, uid: $0 == .grant ? 1000 : nil, app: "org.gnome.Maps") }
     return list
@@ -96,6 +97,21 @@ let valuesOfEveryKind: [RecordKind: [StreamValue]] = [
         .pedometerEvent(PedometerPauseEvent(date: sampleDate, resumed: true))],
     .activity: [.activity(sampleActivity)],
     .recordedAccelerometer: [.recorded(sampleRecorded)],
+    .headphoneMotion: [
+        .headphoneMotion(HeadphoneMotionSample(
+            time: 271_844.7283335835, attitude: Quaternion(w: 0.9934391194882508, x: -0.11430224957642005, y: 0.0036830314614673047, z: 0),
+            rotationRate: Vector3(-0.47760558128356934, -0.6112117767333984, 0.6482784748077393),
+            userAcceleration: Vector3(-0.019733818247914314, -0.0025246955920010805, 0.061296071857213974),
+            gravity: Vector3(0.0073177325539290905, 0.2271045744419098, -0.9738428592681885), location: .left)),
+        .headphoneMotion(HeadphoneMotionSample(
+            time: 7, attitude: .identity, rotationRate: .zero, userAcceleration: .zero, gravity: Vector3(0, 0, -1), location: .unknown)),
+        .headphoneMotion(HeadphoneMotionSample(
+            time: 7.02, attitude: .identity, rotationRate: .zero, userAcceleration: .zero, gravity: Vector3(0, 0, -1), location: .right)),
+    ],
+    .headphoneConnection: [
+        .headphoneConnection(HeadphoneConnectionState(time: 8, isConnected: true)),
+        .headphoneConnection(HeadphoneConnectionState(time: 9, isConnected: false)),
+    ],
 ]
 
 /// One of every daemon message: every record kind, reply and event.
@@ -108,6 +124,13 @@ let everyDaemonMessage: [DaemonMessage] = {
         .welcome(DaemonWelcome(
             authorization: .notDetermined, appID: "", deviceName: "", sensors: [], referenceFrames: [],
             absoluteAltitude: false, recorderAvailable: true, bufferCapacity: 0)),
+        .welcome(DaemonWelcome(
+            authorization: .authorized, appID: "org.example.HeadTracker", deviceName: "none", sensors: [], referenceFrames: [],
+            absoluteAltitude: false, recorderAvailable: false, bufferCapacity: 8192,
+            headphones: "replay:head-shake.jsonl (headphone capture (JSON lines), 50 Hz)")),
+        .welcome(DaemonWelcome(
+            authorization: .denied, appID: "a", deviceName: "d", sensors: [], referenceFrames: [],
+            absoluteAltitude: false, recorderAvailable: false, bufferCapacity: 1, headphones: "")),
     ]
     list += RecordKind.allCases.map { .samples(stream: UInt32($0.rawValue), values: valuesOfEveryKind[$0]!) }
     list += [

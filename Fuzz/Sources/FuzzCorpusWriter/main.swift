@@ -93,6 +93,9 @@ func clientSeeds() -> [(Seed, [ClientMessage])] {
     valid("subscribe-pedometer-events", [.subscribePedometerEvents(stream: 5)])
     valid("subscribe-activity", [.subscribeActivity(stream: 6)])
     valid("unsubscribe", [.unsubscribe(stream: 6)])
+    valid("subscribe-headphone-connection", [.subscribeHeadphoneConnection(stream: 7)])
+    valid("subscribe-headphone-motion", [.subscribeHeadphoneMotion(stream: 8)])
+    valid("subscribe-headphone-activity", [.subscribeHeadphoneActivity(stream: 9)])
     valid("query-pedometer", [.queryPedometer(request: 10, from: hourAgo, to: now)])
     valid("query-activity", [.queryActivity(request: 11, from: hourAgo, to: now)])
     valid("record-accelerometer", [.recordAccelerometer(request: 12, duration: 600)])
@@ -165,6 +168,9 @@ func daemonSeeds() -> [(Seed, [DaemonMessage])] {
     valid("welcome-no-sensors", [.welcome(DaemonWelcome(
         authorization: .notDetermined, appID: "", deviceName: "simulator", sensors: [], referenceFrames: [.xArbitraryZVertical],
         absoluteAltitude: false, recorderAvailable: false, bufferCapacity: 0))])
+    valid("welcome-headphones", [.welcome(DaemonWelcome(
+        authorization: .authorized, appID: "org.example.HeadTracker", deviceName: "none", sensors: [], referenceFrames: [],
+        absoluteAltitude: false, recorderAvailable: false, bufferCapacity: 8192, headphones: "sim:head-shake (seed 1, 50 Hz)"))])
 
     let v = Vector3(0.01, -0.02, -0.98)
     let motion = DeviceMotionValue(
@@ -201,6 +207,19 @@ func daemonSeeds() -> [(Seed, [DaemonMessage])] {
         ],
         .activity: [.activity(activity), .activity(ActivityReport(startDate: now, timestamp: 0, flags: [], confidence: .low))],
         .recordedAccelerometer: [.recorded(recorded)],
+        .headphoneMotion: [
+            .headphoneMotion(HeadphoneMotionSample(
+                time: 1234.52, attitude: Quaternion(w: 0.9934391194882508, x: -0.11430224957642005, y: 0.0036830314614673047, z: 0),
+                rotationRate: Vector3(-0.4776, -0.6112, 0.6483), userAcceleration: Vector3(-0.0197, -0.0025, 0.0613),
+                gravity: Vector3(0.0073, 0.2271, -0.9738), location: .left)),
+            .headphoneMotion(HeadphoneMotionSample(
+                time: 1234.54, attitude: .identity, rotationRate: .zero, userAcceleration: .zero, gravity: Vector3(0, 0, -1),
+                location: .unknown)),
+        ],
+        .headphoneConnection: [
+            .headphoneConnection(HeadphoneConnectionState(time: 1234.26, isConnected: true)),
+            .headphoneConnection(HeadphoneConnectionState(time: 1240, isConnected: false)),
+        ],
     ]
     for kind in RecordKind.allCases {
         valid("samples-\(kind)", [.samples(stream: UInt32(kind.rawValue), values: valuesByKind[kind]!)])
@@ -221,7 +240,7 @@ func daemonSeeds() -> [(Seed, [DaemonMessage])] {
     valid("event-end-of-data", [.event(.endOfData)])
     valid("event-authorization-changed", [.event(.authorizationChanged(.restricted))])
     valid("event-stream-ended", [.event(.streamEnded(stream: 2, reason: "the magnetometer went away"))])
-    valid("failure-unsupported-version", [.failure(.unsupportedVersion, message: "this daemon speaks version 1, the client 7")])
+    valid("failure-unsupported-version", [.failure(.unsupportedVersion, message: "this daemon speaks version 2, the client 1")])
     valid("failure-overloaded", [.failure(.overloaded, message: "too many clients")])
     // A whole session: welcome, samples, a reply, an event.
     valid("session", [
@@ -245,7 +264,11 @@ func daemonSeeds() -> [(Seed, [DaemonMessage])] {
     hostile("malformed-record-count",
         rawFrame(0x82, le32(1) + [RecordKind.accelerometer.rawValue] + le16(3) + Array(repeating: 0, count: 64)),
         .invalidValue(field: "record count", value: "3 records of 32 bytes in 64 bytes"))
-    hostile("malformed-record-kind", rawFrame(0x82, le32(1) + [12] + le16(0)), .invalidValue(field: "record kind", value: "12"))
+    hostile("malformed-record-kind", rawFrame(0x82, le32(1) + [14] + le16(0)), .invalidValue(field: "record kind", value: "14"))
+    hostile("malformed-sensor-location",
+        rawFrame(0x82, le32(1) + [RecordKind.headphoneMotion.rawValue] + le16(1) + (0..<14).flatMap { f64($0 == 4 ? 1 : 0) } + [3]
+            + Array(repeating: 0, count: 7)),
+        .invalidValue(field: "sensor location", value: "3"))
     hostile("malformed-nan-sample",
         rawFrame(0x82, le32(1) + [RecordKind.gyroscope.rawValue] + le16(1) + f64(1) + f64(0) + f64(.nan) + f64(0)),
         .invalidValue(field: "y", value: "nan"))

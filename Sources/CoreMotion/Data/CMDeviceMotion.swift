@@ -3,7 +3,8 @@ import MotionSamples
 
 /// One device-motion sample: attitude, bias-corrected rotation rate, gravity and user acceleration,
 /// calibrated magnetic field and heading, computed by this library's sensor fusion from the raw
-/// sensors.
+/// sensors (`CMMotionManager`), or by the headset's own fusion for headphone motion
+/// (`CMHeadphoneMotionManager`: no magnetic field, heading 0, and the bud in ``sensorLocation``).
 open class CMDeviceMotion: CMLogItem {
     /// Where the sensors that produced a sample are.
     public enum SensorLocation: Int, Sendable, Hashable, BitwiseCopyable {
@@ -40,7 +41,9 @@ open class CMDeviceMotion: CMLogItem {
     open var heading: Double { storedHeading }
     /// Estimated heading error, degrees; negative when ``heading`` is invalid.
     open var headingAccuracy: Double { storedHeadingAccuracy }
-    /// Where the sensors are: always `.default` (the device) here.
+    /// Where the sensors are: `.default` (the device) for `CMMotionManager`; for `CMHeadphoneMotionManager` the
+    /// bud that measured the sample (`.headphoneLeft`, `.headphoneRight`, or `.default` when the source does
+    /// not say).
     open var sensorLocation: SensorLocation { storedSensorLocation }
 
     /// A sample with the identity attitude, zero vectors, an uncalibrated field, heading −1 and
@@ -61,7 +64,7 @@ open class CMDeviceMotion: CMLogItem {
     init(
         timestamp: TimeInterval, attitude: Quaternion, rotationRate: Vector3, gravity: Vector3,
         userAcceleration: Vector3, magneticField: Vector3, accuracy: CMMagneticFieldCalibrationAccuracy,
-        heading: Double, headingAccuracy: Double
+        heading: Double, headingAccuracy: Double, sensorLocation: SensorLocation = .default
     ) {
         storedAttitude = CMAttitude(attitude)
         storedRotationRate = CMRotationRate(x: rotationRate.x, y: rotationRate.y, z: rotationRate.z)
@@ -72,7 +75,7 @@ open class CMDeviceMotion: CMLogItem {
         )
         storedHeading = heading
         storedHeadingAccuracy = headingAccuracy
-        storedSensorLocation = .default
+        storedSensorLocation = sensorLocation
         super.init(timestamp: timestamp)
     }
 

@@ -89,6 +89,27 @@ public protocol MotionProvider: AnyObject, Sendable {
     /// The recorded samples between the dates (a span of at most 12 h), in time order.
     func recordedAccelerometer(from start: Date, to end: Date) throws -> [RecordedAccelerometerSample]
 
+    // MARK: Headphones
+
+    /// Whether headphone motion is supported: a headphone source is configured (in process by
+    /// `COREMOTION_HEADPHONE_DEVICE`, through the daemon by its `--headphone-device`). It says nothing about a
+    /// connected headset, as Apple's `CMHeadphoneMotionManager.isDeviceMotionAvailable` does not.
+    var isHeadphoneMotionAvailable: Bool { get }
+
+    /// The headphones' connection: the state now first, then every change (connected when samples start,
+    /// disconnected after a silence longer than 1 s or at the end of the stream). `nil` without headphones.
+    func subscribeHeadphoneConnection(receive: @escaping @Sendable (HeadphoneConnectionState) -> Void) -> (any MotionSubscription)?
+
+    /// Headphone device motion at the headset's own rate, with the bud that measured each sample
+    /// (``MotionSamples/HeadphoneMotionSample/location``). Each sample's attitude is relative to this stream's
+    /// start anchor: Z vertical, X the heading of its first sample (whose quaternion then has `z = 0`). `nil`
+    /// without headphones.
+    func subscribeHeadphoneMotion(receive: @escaping @Sendable (HeadphoneMotionSample) -> Void) -> (any MotionSubscription)?
+
+    /// Activity from headphone motion (stationary, walking, running, or none of them): the current state first
+    /// when known, then changes. `nil` without headphones.
+    func subscribeHeadphoneActivity(receive: @escaping @Sendable (ActivityReport) -> Void) -> (any MotionSubscription)?
+
     // MARK: Authorization
 
     /// What this process may do: the daemon's decision for this user and app, or the environment's

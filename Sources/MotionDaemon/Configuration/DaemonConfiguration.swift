@@ -14,6 +14,8 @@ public struct DaemonConfiguration: Sendable {
     public var instance: Instance
     /// The device the daemon owns (the same forms as `COREMOTION_DEVICE`, except `service`).
     public var device: DeviceSpecification
+    /// The headphones the daemon owns (the forms of `COREMOTION_HEADPHONE_DEVICE`; `.none` by default).
+    public var headphoneDevice: HeadphoneDeviceSpecification = .none
     /// Where clients connect.
     public var socketPath: String
     /// The history file (SQLite).

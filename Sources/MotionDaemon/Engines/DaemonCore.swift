@@ -31,12 +31,16 @@ public final class DaemonCore: @unchecked Sendable {
     /// Opens the device the configuration names and the history; starts nothing yet (see ``startRecording()``).
     public convenience init(configuration: DaemonConfiguration, authorizer: any ClientAuthorizer, logger: Logger) throws {
         let device = try DeviceFactory.makeDevice(configuration.device, clock: SystemClock.shared)
-        self.init(configuration: configuration, device: device, authorizer: authorizer, logger: logger)
+        let headphones = try HeadphoneDeviceFactory.makeDevice(configuration.headphoneDevice, clock: SystemClock.shared)
+        self.init(configuration: configuration, device: device, headphones: headphones, authorizer: authorizer, logger: logger)
     }
 
-    /// A daemon core around a device made by the caller (tests, benchmarks); the device must stamp its samples
-    /// on the system clock.
-    public init(configuration: DaemonConfiguration, device: any MotionDevice, authorizer: any ClientAuthorizer, logger: Logger) {
+    /// A daemon core around a device (and headphones) made by the caller (tests, benchmarks); they must stamp
+    /// their samples on the system clock.
+    public init(
+        configuration: DaemonConfiguration, device: any MotionDevice, headphones: (any HeadphoneDevice)? = nil,
+        authorizer: any ClientAuthorizer, logger: Logger
+    ) {
         self.configuration = configuration
         self.authorizer = authorizer
         self.logger = logger
@@ -44,7 +48,8 @@ public final class DaemonCore: @unchecked Sendable {
         let service = MotionService(
             device: device, specification: configuration.device,
             history: .file(URL(fileURLWithPath: configuration.historyPath)),
-            historySettings: HistorySettings(damagedFilePolicy: .moveAside, queriesEveryDevice: true, observer: { notice in observer.take(notice) }))
+            historySettings: HistorySettings(damagedFilePolicy: .moveAside, queriesEveryDevice: true, observer: { notice in observer.take(notice) }),
+            headphones: headphones, headphoneSpecification: headphones == nil ? nil : configuration.headphoneDevice)
         do {
             service.location = try GeographicLocation.fromEnvironment()
         } catch {
@@ -66,6 +71,7 @@ public final class DaemonCore: @unchecked Sendable {
         service.startActivityRecording()
         service.resumeAccelerometerRecording()
         logger.notice("recording on \(service.device.name): sensors \(service.device.sensors.keys.map(\.rawValue).sorted().joined(separator: ", "))")
+        if let headphones = service.headphones { logger.notice("headphones: \(headphones.name)") }
     }
 
     /// Disconnects every client, stops the device and writes the history to disk.

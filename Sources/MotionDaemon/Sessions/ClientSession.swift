@@ -162,6 +162,18 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
             open(stream, label: "activity", interval: 0, needs: .activity) { provider, push in
                 provider.subscribeActivity { push(.activity($0)) }
             }
+        case .subscribeHeadphoneConnection(let stream):
+            open(stream, label: "headphone connection", interval: 0, needs: .activity) { provider, push in
+                provider.subscribeHeadphoneConnection { push(.headphoneConnection($0)) }
+            }
+        case .subscribeHeadphoneMotion(let stream):
+            open(stream, label: "headphone motion", interval: 0, needs: .activity) { provider, push in
+                provider.subscribeHeadphoneMotion { push(.headphoneMotion($0)) }
+            }
+        case .subscribeHeadphoneActivity(let stream):
+            open(stream, label: "headphone activity", interval: 0, needs: .activity) { provider, push in
+                provider.subscribeHeadphoneActivity { push(.activity($0)) }
+            }
         case .unsubscribe(let stream):
             lock.lock()
             let removed = streams.removeValue(forKey: stream)
@@ -219,7 +231,8 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
             authorization: status, appID: identity.appID, deviceName: provider.deviceName,
             sensors: SensorKind.allCases.compactMap(provider.sensorDescription), referenceFrames: provider.availableReferenceFrames,
             absoluteAltitude: provider.isAbsoluteAltitudeAvailable, recorderAvailable: provider.isAccelerometerRecordingAvailable,
-            bufferCapacity: UInt32(core.configuration.clientBufferCapacity))
+            bufferCapacity: UInt32(core.configuration.clientBufferCapacity),
+            headphones: core.service.headphones.map(\.name))
         send(.welcome(welcome))
     }
 

@@ -16,6 +16,15 @@ public struct DaemonStatusReport: Codable, Sendable, Hashable {
         public var maximumLatency: Double?
     }
 
+    /// The daemon's headphones.
+    public struct Headphones: Codable, Sendable, Hashable {
+        public var name: String
+        /// The headset's rate, Hz.
+        public var rate: Double
+        /// Whether they are connected now.
+        public var connected: Bool
+    }
+
     public struct Stream: Codable, Sendable, Hashable {
         public var kind: String
         /// Seconds; 0 for streams without an interval.
@@ -60,6 +69,8 @@ public struct DaemonStatusReport: Codable, Sendable, Hashable {
     public var uptimeSeconds: Double
     public var device: String
     public var sensors: [Sensor]
+    /// The headphones the daemon owns, if any.
+    public var headphones: Headphones?
     public var clientBufferCapacity: Int
     public var connectionsAccepted: Int
     public var connectionsRefused: Int
@@ -119,6 +130,7 @@ public struct DaemonStatusReport: Codable, Sendable, Hashable {
             version: softwareVersion, protocolVersion: Int(ProtocolVersion.current), instance: core.configuration.instance.rawValue,
             pid: getpid(), socket: core.configuration.socketPath, startedAt: iso.string(from: core.startDate),
             uptimeSeconds: now.timeIntervalSince(core.startDate), device: service.device.name, sensors: sensors,
+            headphones: service.headphones.map { Headphones(name: $0.name, rate: $0.rate, connected: service.isHeadphoneConnected) },
             clientBufferCapacity: core.configuration.clientBufferCapacity, connectionsAccepted: counts.accepted,
             connectionsRefused: counts.refused, clients: clients, history: history)
     }

@@ -185,8 +185,10 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
         let closed = isClosed
         let startReconnecting = !closed && !isReconnecting
         if startReconnecting { isReconnecting = true }
+        let open = Array(streams.values)
         lock.unlock()
         for (_, p) in waiting { p.complete(.failure(.serviceUnavailable("coremotiond went away: \(reason)"))) }
+        for entry in open { entry.lost?() }
         guard startReconnecting else { return }
         logger.warning("coremotiond went away (\(reason)); reconnecting: streams resume when it is back")
         Thread.detachNewThread { [weak self] in self?.reconnectLoop() }
@@ -286,12 +288,12 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
 
     private func openStream(
         label: String, interval: TimeInterval, subscribe: @escaping @Sendable (UInt32) -> ClientMessage,
-        deliver: @escaping @Sendable (StreamValue) -> Void
+        deliver: @escaping @Sendable (StreamValue) -> Void, lost: (@Sendable () -> Void)? = nil
     ) -> any MotionSubscription {
         lock.lock()
         let id = nextStream
         nextStream = nextStream == UInt32.max ? 1 : nextStream + 1
-        let entry = StreamEntry(id: id, label: label, subscribe: subscribe, deliver: deliver)
+        let entry = StreamEntry(id: id, label: label, subscribe: subscribe, deliver: deliver, lost: lost)
         streams[id] = entry
         lock.unlock()
         send(subscribe(id))
@@ -438,6 +440,37 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
 
     public func authorizationStatus() -> AuthorizationStatus { welcome.authorization }
 
+    // MARK: Headphones
+
+    public var isHeadphoneMotionAvailable: Bool { welcome.headphones != nil }
+
+    /// The daemon's headphone connection. While the daemon is away the headphones are unreachable: the stream
+    /// reports them disconnected, and the daemon's state again when it is back.
+    public func subscribeHeadphoneConnection(
+        receive: @escaping @Sendable (HeadphoneConnectionState) -> Void
+    ) -> (any MotionSubscription)? {
+        guard isHeadphoneMotionAvailable else { return nil }
+        let clock = self.clock
+        return openStream(
+            label: "headphone connection", interval: 0, subscribe: { .subscribeHeadphoneConnection(stream: $0) },
+            deliver: { if case .headphoneConnection(let c) = $0 { receive(c) } },
+            lost: { receive(HeadphoneConnectionState(time: clock.now, isConnected: false)) })
+    }
+
+    public func subscribeHeadphoneMotion(receive: @escaping @Sendable (HeadphoneMotionSample) -> Void) -> (any MotionSubscription)? {
+        guard isHeadphoneMotionAvailable else { return nil }
+        return openStream(
+            label: "headphone motion", interval: 0, subscribe: { .subscribeHeadphoneMotion(stream: $0) },
+            deliver: { if case .headphoneMotion(let m) = $0 { receive(m) } })
+    }
+
+    public func subscribeHeadphoneActivity(receive: @escaping @Sendable (ActivityReport) -> Void) -> (any MotionSubscription)? {
+        guard isHeadphoneMotionAvailable else { return nil }
+        return openStream(
+            label: "headphone activity", interval: 0, subscribe: { .subscribeHeadphoneActivity(stream: $0) },
+            deliver: { if case .activity(let a) = $0 { receive(a) } })
+    }
+
     // MARK: Tools
 
     /// The daemon's state as JSON (`coremotion service status`).
@@ -472,15 +505,21 @@ private final class StreamEntry: @unchecked Sendable {
     let label: String
     let subscribe: @Sendable (UInt32) -> ClientMessage
     let deliver: @Sendable (StreamValue) -> Void
+    /// What the stream's receiver hears when the daemon goes away, if anything.
+    let lost: (@Sendable () -> Void)?
     private let lock = NSLock()
     private var unreported: UInt64 = 0
     private var lastReport = -Double.infinity
 
-    init(id: UInt32, label: String, subscribe: @escaping @Sendable (UInt32) -> ClientMessage, deliver: @escaping @Sendable (StreamValue) -> Void) {
+    init(
+        id: UInt32, label: String, subscribe: @escaping @Sendable (UInt32) -> ClientMessage,
+        deliver: @escaping @Sendable (StreamValue) -> Void, lost: (@Sendable () -> Void)? = nil
+    ) {
         self.id = id
         self.label = label
         self.subscribe = subscribe
         self.deliver = deliver
+        self.lost = lost
     }
 
     /// Logs drops at most once a second.

@@ -45,6 +45,12 @@ public enum ClientMessage: Sendable, Hashable {
     case subscribeActivity(stream: UInt32)
     /// Ends a stream.
     case unsubscribe(stream: UInt32)
+    /// The headphones' connection: the state now, then every change (version 2).
+    case subscribeHeadphoneConnection(stream: UInt32)
+    /// Headphone device motion, anchored at the stream's first sample (version 2).
+    case subscribeHeadphoneMotion(stream: UInt32)
+    /// Activity from headphone motion (version 2).
+    case subscribeHeadphoneActivity(stream: UInt32)
     case queryPedometer(request: UInt32, from: Date, to: Date)
     case queryActivity(request: UInt32, from: Date, to: Date)
     case recordAccelerometer(request: UInt32, duration: Double)
@@ -67,6 +73,9 @@ public enum ClientMessage: Sendable, Hashable {
         case .subscribePedometerEvents: .subscribePedometerEvents
         case .subscribeActivity: .subscribeActivity
         case .unsubscribe: .unsubscribe
+        case .subscribeHeadphoneConnection: .subscribeHeadphoneConnection
+        case .subscribeHeadphoneMotion: .subscribeHeadphoneMotion
+        case .subscribeHeadphoneActivity: .subscribeHeadphoneActivity
         case .queryPedometer: .queryPedometer
         case .queryActivity: .queryActivity
         case .recordAccelerometer: .recordAccelerometer
@@ -99,7 +108,8 @@ public enum ClientMessage: Sendable, Hashable {
         case .subscribePedometer(let stream, let start):
             w.u32(stream)
             w.f64(start.timeIntervalSince1970)
-        case .subscribePedometerEvents(let stream), .subscribeActivity(let stream), .unsubscribe(let stream):
+        case .subscribePedometerEvents(let stream), .subscribeActivity(let stream), .unsubscribe(let stream),
+            .subscribeHeadphoneConnection(let stream), .subscribeHeadphoneMotion(let stream), .subscribeHeadphoneActivity(let stream):
             w.u32(stream)
         case .queryPedometer(let request, let from, let to), .queryActivity(let request, let from, let to),
             .queryRecordedAccelerometer(let request, let from, let to):
@@ -167,6 +177,12 @@ public enum ClientMessage: Sendable, Hashable {
             message = .subscribeActivity(stream: try r.u32("stream"))
         case .unsubscribe:
             message = .unsubscribe(stream: try r.u32("stream"))
+        case .subscribeHeadphoneConnection:
+            message = .subscribeHeadphoneConnection(stream: try r.u32("stream"))
+        case .subscribeHeadphoneMotion:
+            message = .subscribeHeadphoneMotion(stream: try r.u32("stream"))
+        case .subscribeHeadphoneActivity:
+            message = .subscribeHeadphoneActivity(stream: try r.u32("stream"))
         case .queryPedometer, .queryActivity, .queryRecordedAccelerometer:
             let request = try r.u32("request")
             let from = try date(&r, "from date")

@@ -20,12 +20,16 @@ public struct DaemonWelcome: Sendable, Hashable {
     public var recorderAvailable: Bool
     /// The most values that wait for this client while its socket is full (see docs/protocol.md).
     public var bufferCapacity: UInt32
+    /// The daemon's headphone source (`coremotiond --headphone-device`), or `nil` without headphones: whether
+    /// headphone motion is available (version 2).
+    public var headphones: String?
 
     public init(
         version: UInt16 = ProtocolVersion.current, authorization: AuthorizationStatus, appID: String, deviceName: String,
         sensors: [SensorDescription], referenceFrames: Set<AttitudeReferenceFrame>, absoluteAltitude: Bool,
-        recorderAvailable: Bool, bufferCapacity: UInt32
+        recorderAvailable: Bool, bufferCapacity: UInt32, headphones: String? = nil
     ) {
+        self.headphones = headphones
         self.version = version
         self.authorization = authorization
         self.appID = appID
@@ -161,11 +165,13 @@ public enum DaemonMessage: Sendable, Hashable {
             var flags: UInt8 = 0
             if welcome.absoluteAltitude { flags |= 1 }
             if welcome.recorderAvailable { flags |= 2 }
+            if welcome.headphones != nil { flags |= 4 }
             w.u8(flags)
             w.u8(UInt8(welcome.referenceFrames.reduce(0) { $0 | $1.rawValue }))
             w.u32(welcome.bufferCapacity)
             w.string(welcome.appID, limit: Self.maximumTextLength)
             w.string(welcome.deviceName, limit: Self.maximumTextLength)
+            w.string(welcome.headphones ?? "", limit: Self.maximumTextLength)
             w.u8(UInt8(min(welcome.sensors.count, SensorKind.allCases.count)))
             for sensor in welcome.sensors.prefix(SensorKind.allCases.count) {
                 Self.encode(sensor, into: &w)
@@ -289,6 +295,10 @@ public enum DaemonMessage: Sendable, Hashable {
             let capacity = try r.u32("buffer capacity")
             let appID = try r.string("app id", limit: maximumTextLength)
             let device = try r.string("device name", limit: maximumTextLength)
+            let headphones = try r.string("headphone source", limit: maximumTextLength)
+            guard flags & 4 != 0 || headphones.isEmpty else {
+                throw .invalidValue(field: "headphone source", value: "named without the headphone flag")
+            }
             let count = Int(try r.u8("sensor count"))
             guard count <= SensorKind.allCases.count else { throw .invalidValue(field: "sensor count", value: "\(count)") }
             var sensors: [SensorDescription] = []
@@ -297,7 +307,7 @@ public enum DaemonMessage: Sendable, Hashable {
             message = .welcome(DaemonWelcome(
                 version: version, authorization: authorization, appID: appID, deviceName: device, sensors: sensors,
                 referenceFrames: frames, absoluteAltitude: flags & 1 != 0, recorderAvailable: flags & 2 != 0,
-                bufferCapacity: capacity))
+                bufferCapacity: capacity, headphones: flags & 4 != 0 ? headphones : nil))
         case .samples:
             let stream = try r.u32("stream")
             let rawKind = try r.u8("record kind")

@@ -28,8 +28,10 @@ public enum FrameHeader {
 
 /// The protocol version this build speaks.
 public enum ProtocolVersion {
-    /// Version 1: the first.
-    public static let current: UInt16 = 1
+    /// Version 2: headphones (the welcome's headphone source; subscribeHeadphoneConnection, …Motion, …Activity;
+    /// records 12 headphone motion and 13 headphone connection). Version 1 was the first; a daemon and a client
+    /// of different versions refuse each other with `failure(unsupportedVersion)` naming both.
+    public static let current: UInt16 = 2
     /// The magic number that opens a hello: the bytes `CMOT`.
     public static let magic: UInt32 = 0x544F_4D43
 }
@@ -45,6 +47,9 @@ public enum MessageType: UInt8, Sendable, Hashable, CaseIterable, CustomStringCo
     case subscribePedometerEvents = 0x06
     case subscribeActivity = 0x07
     case unsubscribe = 0x08
+    case subscribeHeadphoneConnection = 0x09
+    case subscribeHeadphoneMotion = 0x0A
+    case subscribeHeadphoneActivity = 0x0B
     case queryPedometer = 0x10
     case queryActivity = 0x11
     case recordAccelerometer = 0x12
@@ -72,6 +77,9 @@ public enum MessageType: UInt8, Sendable, Hashable, CaseIterable, CustomStringCo
         case .subscribePedometerEvents: "subscribePedometerEvents"
         case .subscribeActivity: "subscribeActivity"
         case .unsubscribe: "unsubscribe"
+        case .subscribeHeadphoneConnection: "subscribeHeadphoneConnection"
+        case .subscribeHeadphoneMotion: "subscribeHeadphoneMotion"
+        case .subscribeHeadphoneActivity: "subscribeHeadphoneActivity"
         case .queryPedometer: "queryPedometer"
         case .queryActivity: "queryActivity"
         case .recordAccelerometer: "recordAccelerometer"

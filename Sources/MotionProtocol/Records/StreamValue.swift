@@ -9,6 +9,10 @@ public enum StreamValue: Sendable, Hashable {
     case pedometerEvent(PedometerPauseEvent)
     case activity(ActivityReport)
     case recorded(RecordedAccelerometerSample)
+    /// A headphone device-motion sample (version 2).
+    case headphoneMotion(HeadphoneMotionSample)
+    /// A headphone connection state (version 2).
+    case headphoneConnection(HeadphoneConnectionState)
 
     /// The record kind it is written as.
     public var kind: RecordKind {
@@ -27,6 +31,8 @@ public enum StreamValue: Sendable, Hashable {
         case .pedometerEvent: .pedometerEvent
         case .activity: .activity
         case .recorded: .recordedAccelerometer
+        case .headphoneMotion: .headphoneMotion
+        case .headphoneConnection: .headphoneConnection
         }
     }
 }
@@ -44,6 +50,8 @@ public enum StreamValue: Sendable, Hashable {
 /// | 9 pedometer event | date (Unix s), resumed (u8), padding (7) | 16 |
 /// | 10 activity | start date (Unix s), timestamp (s), flags (u8), confidence (u8), padding (6) | 24 |
 /// | 11 recorded accelerometer | identifier (u64), date (Unix s), x, y, z (g) | 40 |
+/// | 12 headphone motion (v2) | time, attitude x y z w (bud → the stream's anchored frame), rotation rate xyz (rad/s), user acceleration xyz (g), gravity xyz (g) (f64), sensor location (u8: 0 default, 1 left, 2 right), padding (7) | 120 |
+/// | 13 headphone connection (v2) | time (f64), connected (u8: 0/1), padding (7) | 16 |
 ///
 /// Times are seconds on the `systemUptime` clock (CLOCK_MONOTONIC, shared by every process of the
 /// machine); dates are seconds since 1970-01-01 UTC.
@@ -59,6 +67,8 @@ public enum RecordKind: UInt8, Sendable, Hashable, CaseIterable {
     case pedometerEvent = 9
     case activity = 10
     case recordedAccelerometer = 11
+    case headphoneMotion = 12
+    case headphoneConnection = 13
 
     /// Size of one record, bytes.
     public var size: Int {
@@ -72,6 +82,8 @@ public enum RecordKind: UInt8, Sendable, Hashable, CaseIterable {
         case .pedometerEvent: 16
         case .activity: 24
         case .recordedAccelerometer: 40
+        case .headphoneMotion: 120
+        case .headphoneConnection: 16
         }
     }
 
@@ -160,6 +172,21 @@ public enum RecordCodec {
             w.u64(r.identifier)
             w.f64(r.date.timeIntervalSince1970)
             w.vector(r.acceleration)
+        case .headphoneMotion(let m):
+            w.f64(m.time)
+            w.f64(m.attitude.x)
+            w.f64(m.attitude.y)
+            w.f64(m.attitude.z)
+            w.f64(m.attitude.w)
+            w.vector(m.rotationRate)
+            w.vector(m.userAcceleration)
+            w.vector(m.gravity)
+            w.u8(UInt8(m.location.rawValue))
+            w.zeros(7)
+        case .headphoneConnection(let c):
+            w.f64(c.time)
+            w.u8(c.isConnected ? 1 : 0)
+            w.zeros(7)
         }
     }
 
@@ -255,6 +282,29 @@ public enum RecordCodec {
             let date = try r.finite("sample date")
             let v = Vector3(try r.finite("x"), try r.finite("y"), try r.finite("z"))
             return .recorded(RecordedAccelerometerSample(identifier: id, date: Date(timeIntervalSince1970: date), acceleration: v))
+        case .headphoneMotion:
+            let time = try r.finite("headphone time")
+            let qx = try r.finite("attitude x")
+            let qy = try r.finite("attitude y")
+            let qz = try r.finite("attitude z")
+            let qw = try r.finite("attitude w")
+            let rotation = Vector3(try r.finite("rotation x"), try r.finite("rotation y"), try r.finite("rotation z"))
+            let user = Vector3(try r.finite("user x"), try r.finite("user y"), try r.finite("user z"))
+            let gravity = Vector3(try r.finite("gravity x"), try r.finite("gravity y"), try r.finite("gravity z"))
+            let rawLocation = try r.u8("sensor location")
+            guard let location = HeadphoneSensorLocation(rawValue: Int(rawLocation)) else {
+                throw .invalidValue(field: "sensor location", value: "\(rawLocation)")
+            }
+            try r.skip(7, "padding")
+            return .headphoneMotion(HeadphoneMotionSample(
+                time: time, attitude: Quaternion(w: qw, x: qx, y: qy, z: qz), rotationRate: rotation, userAcceleration: user,
+                gravity: gravity, location: location))
+        case .headphoneConnection:
+            let time = try r.finite("connection time")
+            let connected = try r.u8("connected")
+            guard connected <= 1 else { throw .invalidValue(field: "connected", value: "\(connected)") }
+            try r.skip(7, "padding")
+            return .headphoneConnection(HeadphoneConnectionState(time: time, isConnected: connected == 1))
         }
     }
 }

@@ -167,11 +167,16 @@ public struct Quaternion: Sendable, Hashable, Codable, CustomStringConvertible {
 extension Quaternion {
     /// Apple's Euler angles (`docs/conventions.md#euler-angles`): `R = Rz(yaw)·Rx(pitch)·Ry(roll)`, so
     /// pitch = asin(R₃₂) ∈ [−π/2, π/2], roll = atan2(−R₃₁, R₃₃), yaw = atan2(−R₁₂, R₂₂).
+    ///
+    /// The diagonal terms are written `1 − 2(x² + y²)` and `1 − 2(x² + z²)`, as Core Motion evaluates them:
+    /// for a quaternion a little off unit length (Apple's headphone quaternions are float-precision, unit to
+    /// about 1e-7) this gives `CMAttitude`'s own angles to 1e-14° (measured on the AirPods capture
+    /// `airpods-head-shake`, whose Euler angles Core Motion computed), where `w² − x² − y² + z²` would differ
+    /// by up to 4e-6°. For a unit quaternion the two are the same.
     public var appleEulerAngles: (roll: Double, pitch: Double, yaw: Double) {
-        let r = rotationMatrix
-        let pitch = asin(max(-1, min(1, r.m32)))
-        let roll = atan2(-r.m31, r.m33)
-        let yaw = atan2(-r.m12, r.m22)
+        let pitch = asin(max(-1, min(1, 2 * (w * x + y * z))))
+        let roll = atan2(2 * (w * y - x * z), 1 - 2 * (x * x + y * y))
+        let yaw = atan2(2 * (w * z - x * y), 1 - 2 * (x * x + z * z))
         return (roll, pitch, yaw)
     }
 

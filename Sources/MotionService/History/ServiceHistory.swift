@@ -92,6 +92,7 @@ extension MotionService {
         // The device's last batch (up to a second of samples when it batches for the background engines)
         // still reaches the engines before they finish.
         stopDevice()
+        stopHeadphones()
         recorders.lock.lock()
         let pedometer = recorders.pedometer
         let accelerometer = recorders.accelerometer

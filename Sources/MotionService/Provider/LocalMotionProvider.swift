@@ -102,6 +102,28 @@ public final class LocalMotionProvider: MotionProvider {
         try service.recordedAccelerometer(from: start, to: end)
     }
 
+    public var isHeadphoneMotionAvailable: Bool { service.isHeadphoneMotionAvailable }
+
+    public func subscribeHeadphoneConnection(
+        receive: @escaping @Sendable (HeadphoneConnectionState) -> Void
+    ) -> (any MotionSubscription)? {
+        headphoneStream(service.subscribeHeadphoneConnection(receive: receive))
+    }
+
+    public func subscribeHeadphoneMotion(receive: @escaping @Sendable (HeadphoneMotionSample) -> Void) -> (any MotionSubscription)? {
+        headphoneStream(service.subscribeHeadphoneMotion(receive: receive))
+    }
+
+    public func subscribeHeadphoneActivity(receive: @escaping @Sendable (ActivityReport) -> Void) -> (any MotionSubscription)? {
+        headphoneStream(service.subscribeHeadphoneActivity(receive: receive))
+    }
+
+    private func headphoneStream(_ subscription: HeadphoneSubscription?) -> (any MotionSubscription)? {
+        guard let subscription else { return nil }
+        let service = self.service
+        return CancellableStream(interval: 0) { service.cancel(subscription) }
+    }
+
     public func authorizationStatus() -> AuthorizationStatus {
         if let authorizationOverride { return authorizationOverride }
         return LocalMotionProvider.environmentAuthorization()

@@ -66,16 +66,46 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
     ///   ones (`NameSuggestion`): `sim:walking` → "unknown scene 'walking'; did you mean 'walking-in-hand'?
     ///   scenes: …".
     public static func parse(_ rawValue: String) throws -> DeviceSpecification {
+        try parse(rawValue, grammar: .device)
+    }
+
+    /// What a specification variable accepts: its name (for messages), its forms, scenes and kinds. The phone's
+    /// `COREMOTION_DEVICE` and the headphones' `COREMOTION_HEADPHONE_DEVICE` share one parser.
+    struct Grammar: Sendable {
+        /// The environment variable (or option) being parsed, for messages.
+        var variable: String
+        /// The accepted forms, for messages.
+        var acceptedForms: String
+        /// The named scenes `sim:` accepts.
+        var sceneNames: [String]
+        /// An example scene for messages.
+        var exampleScene: String
+        /// The kinds of `KIND:VALUE`, for suggestions (some may be handled by the caller before parsing).
+        var kinds: [String]
+        /// The values that stand alone.
+        var words: [String]
+
+        static let device = Grammar(
+            variable: DeviceSpecification.environmentVariable, acceptedForms: DeviceSpecification.acceptedForms, sceneNames: SceneCatalog.names,
+            exampleScene: "walking-in-hand", kinds: ["replay", "sim", "iio", "service", "sensorlogger", "phyphox", "sensorserver"], words: ["auto", "none", "iio", "service"])
+
+        func error(_ value: String, _ reason: String) -> DeviceSpecificationError {
+            DeviceSpecificationError(value: value, reason: reason, variable: variable, acceptedForms: acceptedForms)
+        }
+    }
+
+    /// Parses `rawValue` with `grammar`'s variable name, scenes and kinds.
+    static func parse(_ rawValue: String, grammar: Grammar) throws -> DeviceSpecification {
         let value = rawValue.trimmingCharacters(in: .whitespaces)
         func fail(_ why: String) -> DeviceSpecificationError {
-            DeviceSpecificationError(value: rawValue, reason: why)
+            grammar.error(rawValue, why)
         }
         if value.isEmpty || value == "auto" { return .auto }
         if value == "none" { return .none }
         if value == "iio" { return .iio(root: nil) }
         if value == "service" { return .service(path: nil) }
         guard let colon = value.firstIndex(of: ":") else {
-            throw fail(unknownDevice(value))
+            throw fail(unknownDevice(value, grammar: grammar))
         }
         let kind = String(value[..<colon])
         let rest = String(value[value.index(after: colon)...])
@@ -90,7 +120,7 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
             let loop = try bool(options["loop"] ?? "false", key: "loop", fail: fail)
             return .replay(path: target, speed: speed, loop: loop)
         case "sim":
-            guard !target.isEmpty else { throw fail("sim: needs a scene name or a scene file, e.g. sim:walking-in-hand") }
+            guard !target.isEmpty else { throw fail("sim: needs a scene name or a scene file, e.g. sim:\(grammar.exampleScene)") }
             try checkKeys(options, allowed: ["seed", "speed"], kind: kind, fail: fail)
             let speed = try positiveDouble(options["speed"] ?? "1", key: "speed", fail: fail)
             guard let seed = UInt64(options["seed"] ?? "1") else {
@@ -98,8 +128,8 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
             }
             // A named scene is checked here, so that a misspelt one stops the process with the list of
             // scenes before anything starts; a scene file is read when the device is made.
-            if !isSceneFile(target), !SceneCatalog.names.contains(target) {
-                throw fail(SceneError.unknownScene(name: target, available: SceneCatalog.names).description)
+            if !isSceneFile(target), !grammar.sceneNames.contains(target) {
+                throw fail(SceneError.unknownScene(name: target, available: grammar.sceneNames).description)
             }
             return .simulator(scene: target, seed: seed, speed: speed)
         case "iio":
@@ -134,14 +164,9 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
             }
         default:
             throw fail(NameSuggestion.unknown(
-                "device kind", kind + ":", among: kinds.map { $0 + ":" }, listing: "device kinds"))
+                "device kind", kind + ":", among: grammar.kinds.map { $0 + ":" }, listing: "device kinds"))
         }
     }
-
-    /// The kinds of `KIND:VALUE`.
-    private static let kinds = ["replay", "sim", "iio", "service", "sensorlogger", "phyphox", "sensorserver"]
-    /// The values that stand alone.
-    private static let words = ["auto", "none", "iio", "service"]
 
     /// Whether `sim:TARGET` names a scene file rather than a named scene (as `SceneCatalog.resolve(_:)` decides).
     private static func isSceneFile(_ target: String) -> Bool {
@@ -150,10 +175,11 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
 
     /// The reason for a value without a `KIND:`: a kind missing its value, a path missing `replay:`, or a
     /// misspelt word.
-    private static func unknownDevice(_ value: String) -> String {
+    private static func unknownDevice(_ value: String, grammar: Grammar) -> String {
         switch value.lowercased() {
         case "replay": return "replay needs a recording: replay:PATH, e.g. replay:/data/walk.zip"
-        case "sim": return "sim needs a scene: sim:SCENE, e.g. sim:walking-in-hand (scenes: \(SceneCatalog.names.joined(separator: ", ")))"
+        case "sim":
+            return "sim needs a scene: sim:SCENE, e.g. sim:\(grammar.exampleScene) (scenes: \(grammar.sceneNames.joined(separator: ", ")))"
         case "sensorlogger": return "sensorlogger needs an address to listen on: sensorlogger:HOST:PORT, e.g. sensorlogger:127.0.0.1:8000"
         case "phyphox": return "phyphox needs the phone's address: phyphox:http://HOST:PORT, e.g. phyphox:http://192.168.1.5:8080"
         case "sensorserver": return "sensorserver needs the phone's address: sensorserver:ws://HOST:PORT, e.g. sensorserver:ws://192.168.1.5:8080"
@@ -164,7 +190,7 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
             return "unknown device '\(value)'; did you mean \(guesses.map { "'\($0)'" }.joined(separator: " or "))? "
                 + "(a recording is replay:PATH, a scene file sim:PATH)"
         }
-        return NameSuggestion.unknown("device", value, among: words + ["replay:", "sim:"], listing: "devices")
+        return NameSuggestion.unknown("device", value, among: grammar.words + grammar.kinds.filter { $0 != "iio" && $0 != "service" }.map { $0 + ":" }, listing: "devices")
     }
 
     public var description: String {
@@ -234,13 +260,22 @@ public struct DeviceSpecificationError: Error, Sendable, CustomStringConvertible
     public var value: String
     /// What is wrong with it.
     public var reason: String
+    /// The variable (or option) it was given in.
+    public var variable: String
+    /// The forms that variable accepts.
+    public var acceptedForms: String
 
-    public init(value: String, reason: String) {
+    public init(
+        value: String, reason: String, variable: String = DeviceSpecification.environmentVariable,
+        acceptedForms: String = DeviceSpecification.acceptedForms
+    ) {
         self.value = value
         self.reason = reason
+        self.variable = variable
+        self.acceptedForms = acceptedForms
     }
 
     public var description: String {
-        "COREMOTION_DEVICE=\"\(value)\": \(reason)\n\(DeviceSpecification.acceptedForms)"
+        "\(variable)=\"\(value)\": \(reason)\n\(acceptedForms)"
     }
 }

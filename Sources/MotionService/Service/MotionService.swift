@@ -14,6 +14,12 @@ public final class MotionService: @unchecked Sendable {
     public let device: any MotionDevice
     /// How the device was chosen, when it came from a specification.
     public let specification: DeviceSpecification?
+    /// The headphones beside the device, if any (`COREMOTION_HEADPHONE_DEVICE`).
+    public let headphones: (any HeadphoneDevice)?
+    /// How the headphones were chosen, when from a specification.
+    public let headphoneSpecification: HeadphoneDeviceSpecification?
+    /// Runs the headphones for every client.
+    let headphoneHub: HeadphoneHub?
     /// The clock of the device's timestamps (seconds on the `systemUptime` time base).
     public var clock: any MotionClock { device.clock }
 
@@ -56,12 +62,19 @@ public final class MotionService: @unchecked Sendable {
     ///     `.xTrueNorthZVertical` unavailable.
     ///   - historySettings: how the history file is opened and what its notices do (a daemon moves a damaged
     ///     file aside and keeps going; the default fails and logs).
+    ///   - headphones: the headphone source beside the device (`COREMOTION_HEADPHONE_DEVICE`), or `nil` for none;
+    ///     it must stamp its events on the device's clock.
+    ///   - headphoneSpecification: how the headphones were chosen, when from a specification.
     public init(
         device: any MotionDevice, specification: DeviceSpecification? = nil, history: HistoryLocation? = nil,
-        location: GeographicLocation? = nil, historySettings: HistorySettings = HistorySettings()
+        location: GeographicLocation? = nil, historySettings: HistorySettings = HistorySettings(),
+        headphones: (any HeadphoneDevice)? = nil, headphoneSpecification: HeadphoneDeviceSpecification? = nil
     ) {
         self.device = device
         self.specification = specification
+        self.headphones = headphones
+        self.headphoneSpecification = headphoneSpecification
+        self.headphoneHub = headphones.map { HeadphoneHub(device: $0, logger: Logger(label: "coremotion.headphones")) }
         self.historyLocation = history
         self.historySettings = historySettings
         self.storedLocation = location
@@ -103,13 +116,18 @@ public final class MotionService: @unchecked Sendable {
 
     // MARK: Making a service
 
-    /// Makes a service for the device that `COREMOTION_DEVICE` names, on the system clock.
+    /// Makes a service for the device that `COREMOTION_DEVICE` names and the headphones that
+    /// `COREMOTION_HEADPHONE_DEVICE` names, on the system clock.
     public static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> MotionService {
         let spec = try DeviceSpecification.fromEnvironment(environment)
+        let headphoneSpec = try HeadphoneDeviceSpecification.fromEnvironment(environment)
         let device = try DeviceFactory.makeDevice(spec, clock: SystemClock.shared)
-        let service = MotionService(device: device, specification: spec)
+        let headphones = try HeadphoneDeviceFactory.makeDevice(headphoneSpec, clock: SystemClock.shared)
+        let service = MotionService(
+            device: device, specification: spec, headphones: headphones,
+            headphoneSpecification: headphones == nil ? nil : headphoneSpec)
         do {
             service.location = try GeographicLocation.fromEnvironment(environment)
         } catch {

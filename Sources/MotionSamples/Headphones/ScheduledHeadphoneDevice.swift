@@ -1,0 +1,168 @@
+import Foundation
+
+/// A headphone device that plays a ``HeadphoneTimeline`` against a clock: recordings and the simulator.
+///
+/// Source time `t` is delivered at clock time `origin + (t − t₀) / speed`, where `origin` is the clock's time
+/// when the device was made and `t₀` the timeline's start: like the phone's replay (``ScheduledDevice``), the
+/// stream goes on whether or not anyone listens, and events that fell due while no sink was set are skipped.
+/// Event times are restamped on the clock, so recorded intervals and gaps are kept exactly (never resampled).
+///
+/// On a ``SystemClock`` a background thread wakes at each event's time while a sink is set. On a
+/// ``VirtualClock`` the events are delivered synchronously inside `advance`.
+public final class ScheduledHeadphoneDevice: HeadphoneDevice, @unchecked Sendable {
+    public let name: String
+    public let clock: any MotionClock
+    public let rate: Double
+    /// Playback speed factor (2 = twice as fast).
+    public let speed: Double
+    /// What is played.
+    public let timeline: HeadphoneTimeline
+
+    private let origin: TimeInterval
+    // Cursor state, guarded by `playLock` (held while events are collected and delivered, so that they
+    // reach the sink in order whoever plays them).
+    private let playLock = NSLock()
+    private var cursor = 0
+    private var pass = 0
+
+    // Run state, guarded by `stateLock`.
+    private let stateLock = NSCondition()
+    private var sink: HeadphoneEventSink?
+    /// Whether a finite timeline has played its last event.
+    private var ended = false
+    private var driverRunning = false
+    private var driverGeneration = 0
+    private var observerToken: Int?
+
+    /// - Parameters:
+    ///   - name: the device's description.
+    ///   - timeline: what to play.
+    ///   - clock: the clock to play it on.
+    ///   - speed: playback speed factor (> 0).
+    public init(name: String, timeline: HeadphoneTimeline, clock: any MotionClock, speed: Double = 1) {
+        precondition(speed > 0 && speed.isFinite, "speed must be positive")
+        self.name = name
+        self.timeline = timeline
+        self.clock = clock
+        self.speed = speed
+        self.rate = timeline.rate * speed
+        self.origin = clock.now
+        if let virtual = clock as? VirtualClock {
+            observerToken = virtual.addObserver { [weak self] t in self?.emitDue(until: t) }
+        }
+    }
+
+    deinit {
+        if let token = observerToken, let virtual = clock as? VirtualClock { virtual.removeObserver(token) }
+    }
+
+    /// Clock time at which source time `t` of pass `pass` plays.
+    private func deviceTime(_ t: Double, pass: Int) -> TimeInterval {
+        origin + (t + Double(pass) * (timeline.loopSpan ?? 0) - timeline.startTime) / speed
+    }
+
+    public var isConnected: Bool {
+        timeline.isConnected(at: timeline.startTime + (clock.now - origin) * speed)
+    }
+
+    public func run(_ sink: HeadphoneEventSink?) {
+        stateLock.lock()
+        let starting = self.sink == nil && sink != nil
+        self.sink = sink
+        if clock.isVirtual {
+            stateLock.unlock()
+            return
+        }
+        if starting {
+            // Events that fell due while nobody listened are gone, as for a real headset.
+            stateLock.unlock()
+            emitDue(until: clock.now, deliver: false)
+            stateLock.lock()
+        }
+        if sink != nil && !driverRunning && !ended {
+            driverRunning = true
+            driverGeneration += 1
+            let generation = driverGeneration
+            let thread = Thread { [weak self] in self?.drive(generation: generation) }
+            thread.name = "coremotion.headphones"
+            thread.qualityOfService = .userInteractive
+            thread.start()
+        } else if sink == nil && driverRunning {
+            driverRunning = false
+            stateLock.broadcast()
+        }
+        stateLock.unlock()
+    }
+
+    /// The next event and its clock time, moving to the next pass when looping. Caller holds `playLock`.
+    private func peek() -> (HeadphoneEvent, TimeInterval)? {
+        while true {
+            if cursor < timeline.events.count {
+                let event = timeline.events[cursor]
+                // A repeated pass does not connect again while connected.
+                if pass > 0, cursor == 0, case .connected = event, timeline.endsConnected {
+                    cursor += 1
+                    continue
+                }
+                return (event, deviceTime(event.time, pass: pass))
+            }
+            guard timeline.loopSpan != nil, !timeline.events.isEmpty else { return nil }
+            pass += 1
+            cursor = 0
+        }
+    }
+
+    /// Plays every event due up to clock time `time`: to the sink when `deliver`, else only moving on.
+    func emitDue(until time: TimeInterval, deliver: Bool = true) {
+        playLock.lock()
+        defer { playLock.unlock() }
+        stateLock.lock()
+        let sink = deliver ? self.sink : nil
+        stateLock.unlock()
+        var last = -Double.infinity
+        while let (event, t) = peek(), t <= time {
+            cursor += 1
+            // Times never go backwards, even where a recorded status record overlaps the samples.
+            let stamp = max(t, last)
+            last = stamp
+            if let sink { sink(event.at(time: stamp)) }
+        }
+        if peek() == nil {
+            stateLock.lock()
+            ended = true
+            stateLock.unlock()
+        }
+    }
+
+    private func nextDue() -> TimeInterval? {
+        playLock.lock()
+        defer { playLock.unlock() }
+        return peek()?.1
+    }
+
+    private func drive(generation: Int) {
+        while true {
+            stateLock.lock()
+            let keepGoing = driverRunning && driverGeneration == generation
+            stateLock.unlock()
+            guard keepGoing else { return }
+            emitDue(until: clock.now)
+            guard let due = nextDue() else {
+                stateLock.lock()
+                if driverGeneration == generation { driverRunning = false }
+                stateLock.unlock()
+                return
+            }
+            let wait = min(max(due - clock.now, 0), 0.05)
+            if wait > 0.0005 {
+                stateLock.lock()
+                if driverRunning && driverGeneration == generation {
+                    _ = stateLock.wait(until: Date().addingTimeInterval(wait))
+                }
+                stateLock.unlock()
+            } else if wait > 0 {
+                usleep(UInt32(max(1, wait * 1e6)))
+            }
+        }
+    }
+}

@@ -273,7 +273,7 @@ struct SensorLoggerDeviceTests {
         rig.clock.advance(by: 1)
         let received = events.headphone
         #expect(received.first == .connected)
-        let samples = received.compactMap { e -> HeadphoneMotionSample? in if case .sample(let s) = e { return s } else { return nil } }
+        let samples = received.compactMap { e -> MotionNetwork.HeadphoneMotionSample? in if case .sample(let s) = e { return s } else { return nil } }
         #expect(samples.count == 8 * 25 / 4)
         #expect(samples.allSatisfy { $0.location == .left && $0.gravity == Vector3(0, 0, -1) && $0.userAcceleration == Vector3(0.01, 0, 0) })
         #expect(zip(samples.dropFirst(), samples).allSatisfy { $0.time > $1.time })

@@ -65,6 +65,13 @@ public enum HeadphoneDeviceSpecification: Sendable, Hashable, CustomStringConver
                 rawValue,
                 "headphones are not a service of their own: a process that uses coremotiond (COREMOTION_DEVICE=service or auto) "
                     + "gets the daemon's headphones (coremotiond --headphone-device SPEC)")
+        case .sensorLogger:
+            // Handled above (headphone readings take no phone options); kept for exhaustiveness.
+            return try parseSensorLogger(rawValue, String(value.dropFirst("sensorlogger:".count)))
+        case .phyphox, .sensorServer:
+            throw grammar.error(
+                rawValue,
+                "phyphox and SensorServer send no headphone motion; Sensor Logger does (sensorlogger:HOST:PORT), or replay an export with Headphone.csv")
         }
     }
 

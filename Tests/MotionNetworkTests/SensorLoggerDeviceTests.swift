@@ -273,11 +273,33 @@ struct SensorLoggerDeviceTests {
         rig.clock.advance(by: 1)
         let received = events.headphone
         #expect(received.first == .connected)
-        let samples = received.compactMap { e -> MotionNetwork.HeadphoneMotionSample? in if case .sample(let s) = e { return s } else { return nil } }
+        let samples = received.compactMap { e -> HeadphoneMotionSample? in if case .sample(let s) = e { return s } else { return nil } }
         #expect(samples.count == 8 * 25 / 4)
         #expect(samples.allSatisfy { $0.location == .left && $0.gravity == Vector3(0, 0, -1) && $0.userAcceleration == Vector3(0.01, 0, 0) })
         #expect(zip(samples.dropFirst(), samples).allSatisfy { $0.time > $1.time })
         rig.clock.advance(by: 3)
         #expect(events.headphone.last == .disconnected)
+    }
+
+    /// A reading with only the quaternion: zero rotation rate and user acceleration, gravity from the attitude
+    /// (Apple's identity), `.default` location.
+    @Test func headphoneReadingWithOnlyTheAttitude() throws {
+        let rig = Rig(platform: .ios)
+        var phone = SyntheticPhone(platform: .ios)
+        phone.sensors = ["accelerometeruncalibrated", "headphone"]
+        phone.rate = 25
+        phone.headphoneFullReadings = false
+        let events = PushCollector(clock: rig.clock)
+        _ = rig.server.device.subscribeHeadphone(events.headphoneSink)
+        for k in 0..<4 { rig.push(phone, k) }
+        rig.clock.advance(by: 1)
+        let samples = events.headphone.compactMap { e -> HeadphoneMotionSample? in if case .sample(let s) = e { return s } else { return nil } }
+        #expect(samples.count == 4 * 25 / 4)
+        for s in samples {
+            #expect(s.rotationRate == .zero && s.userAcceleration == .zero && s.location == .unknown)
+            #expect(s.gravity.angle(to: gravity(of: s.attitude)) < 1e-9 && abs(s.gravity.norm - 1) < 1e-9)
+        }
+        let first = try #require(samples.first)
+        #expect(first.gravity.angle(to: first.attitude.inverseRotate(Vector3(0, 0, -1))) < 1e-9)
     }
 }

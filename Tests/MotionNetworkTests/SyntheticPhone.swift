@@ -19,6 +19,8 @@ struct SyntheticPhone {
     /// Reading names to send (lowercase).
     var sensors: [String] = ["accelerometeruncalibrated", "gyroscopeuncalibrated", "magnetometeruncalibrated", "barometer"]
     var writer = SensorLoggerPushWriter()
+    /// Whether `headphone` readings carry more than the quaternion (an older app sends no rotation rate).
+    var headphoneFullReadings = true
 
     static let field = Vector3(20, 0, -40)
     static let spin = 0.2  // rad/s about the vertical
@@ -77,6 +79,11 @@ struct SyntheticPhone {
             return .init(name: name, time: time, values: [("relativeAltitude", .number(0.25 * t)), ("pressure", .number(1013.25))])
         case "headphone":
             let q = Self.attitude(t)
+            guard headphoneFullReadings else {
+                return .init(name: name, time: time, values: [
+                    ("quaternionW", .number(q.w)), ("quaternionX", .number(q.x)), ("quaternionY", .number(q.y)), ("quaternionZ", .number(q.z)),
+                ])
+            }
             return .init(name: name, time: time, values: [
                 ("quaternionW", .number(q.w)), ("quaternionX", .number(q.x)), ("quaternionY", .number(q.y)), ("quaternionZ", .number(q.z)),
                 ("rotationRateX", .number(0.1)), ("rotationRateY", .number(0)), ("rotationRateZ", .number(0)),

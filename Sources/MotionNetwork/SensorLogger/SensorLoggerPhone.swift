@@ -295,22 +295,33 @@ public final class SensorLoggerPhone: @unchecked Sendable {
         summary.sources = Dictionary(uniqueKeysWithValues: sources.map { ($0.key.rawValue, $0.value == .gravity ? "gravity + accelerometer" : $0.value.name) })
     }
 
-    /// A `headphone` reading as a sample (HEADPHONES.md §3). Caller holds `lock`.
+    /// A `headphone` reading as a sample (HEADPHONES.md §3), in Core Motion's units. Caller holds `lock`.
+    ///
+    /// The quaternion is required (else the reading is skipped); the rest may be missing:
+    /// - `rotationRate*` (Sensor Logger before 1.30): zero, as the `Headphone.csv` reader does for a single
+    ///   reading (a live stream cannot difference attitudes without delaying every sample).
+    /// - `gravity*`: derived from the attitude (`−(third row of R(q))`, the identity Apple's headphone stream
+    ///   keeps to 1e-7 g).
+    /// - `acceleration*`: zero (a still head).
+    /// - `devicelocation`: `.unknown` (`.default`).
+    ///
+    /// With "Standardise Units & Frames" on (``SensorLoggerConventionDecision`` says Android), accelerations
+    /// are m/s² with Android's sign (÷ −9.80665 here) and the quaternion is kept as written.
     private func headphone(_ m: SensorLoggerMessage, _ r: SensorLoggerReading, time: TimeInterval, decision: SensorLoggerConventionDecision?) -> HeadphoneMotionSample? {
-        guard let w = m.number(.quaternionW, in: r), let v = m.vector(.quaternionX, .quaternionY, .quaternionZ, in: r), w.isFinite else { return nil }
+        guard let w = m.number(.quaternionW, in: r), let v = m.vector(.quaternionX, .quaternionY, .quaternionZ, in: r) else { return nil }
+        var attitude = Quaternion(w: w, x: v.x, y: v.y, z: v.z)
+        guard attitude.isFinite, attitude.norm > 0.5 else { return nil }
+        if abs(attitude.norm - 1) > 1e-3 { attitude = attitude.normalized }
         let standardised = decision?.convention == .android
         let gravity = m.vector(.gravityX, .gravityY, .gravityZ, in: r).map { standardised ? $0 / -standardGravity : $0 / standardGravity }
         let user = m.vector(.accelerationX, .accelerationY, .accelerationZ, in: r).map { standardised ? $0 / -standardGravity : $0 }
-        let location: HeadphoneLocation
-        switch m.string(.devicelocation, inReadingAt: m.readings.firstIndex(of: r) ?? -1)?.lowercased() {
-        case "left": location = .left
-        case "right": location = .right
-        default: location = .unknown
-        }
-        return HeadphoneMotionSample(
-            time: time, phoneTime: r.time, attitude: Quaternion(w: w, x: v.x, y: v.y, z: v.z),
-            rotationRate: m.vector(.rotationRateX, .rotationRateY, .rotationRateZ, in: r),
-            userAcceleration: user, gravity: gravity, location: location)
+        let location = m.string(.devicelocation, inReadingAt: m.readings.firstIndex(of: r) ?? -1)
+            .flatMap(HeadphoneSensorLocation.init(name:)) ?? .unknown
+        let sample = HeadphoneMotionSample(
+            time: time, attitude: attitude,
+            rotationRate: m.vector(.rotationRateX, .rotationRateY, .rotationRateZ, in: r) ?? .zero,
+            userAcceleration: user ?? .zero, gravity: gravity ?? MotionSamples.gravity(of: attitude), location: location)
+        return sample.isFinite ? sample : nil
     }
 
     /// Drops reference data older than `time`. Caller holds `lock`.

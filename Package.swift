@@ -203,7 +203,7 @@ let package = Package(
         .testTarget(
             name: "MotionNetworkTests",
             dependencies: [
-                "MotionNetwork", "MotionSamples", "MotionRecordings", "MotionService", "TestSupport",
+                "MotionNetwork", "MotionSamples", "MotionRecordings", "MotionService", "TestSupport", "CoreMotion", "CoreMotionTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

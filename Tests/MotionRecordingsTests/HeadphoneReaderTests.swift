@@ -168,4 +168,47 @@ struct HeadphoneReaderTests {
         #expect(!SensorLoggerHeadphone.agreesWithCoreMotion(android))
         #expect(SensorLoggerHeadphone.sample(time: 0, value: { $0 == "gravityX" ? nil : values[$0] }, location: nil) == nil)
     }
+
+    @Test("a .cmrec with headphones: x-headphone rows read value for value; bad rows skipped or refused; the phone reader skips them")
+    func nativeHeadphoneTrack() throws {
+        let folder = try TestData.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("session.cmrec")
+        let writer = try NativeRecordingWriter(url: url, metadata: RecordingMetadata(format: "coremotion record", source: "test"), timeOrigin: 100)
+        let q = Quaternion(axis: Vector3(1, 0.2, 0).normalized, angle: 0.3)
+        let samples = (0..<20).map { k in
+            HeadphoneMotionSample(
+                time: 100.5 + Double(k) / 50, attitude: q, rotationRate: Vector3(0.1 * Double(k), -0.2, 1.0 / 3),
+                userAcceleration: Vector3(0.01, 0.02, -0.03), gravity: gravity(of: q), location: k < 10 ? .left : .right)
+        }
+        try writer.append(.accelerometer(TimedVector(time: 100.5, value: Vector3(0, 0, -1))))
+        for s in samples { try writer.append(headphone: s) }
+        try writer.close()
+        let recording = try HeadphoneRecordingReader.read(url)
+        #expect(recording.samples == samples.map { $0.at(time: $0.time - 100) })
+        #expect(recording.notices.isEmpty)
+        #expect(abs(recording.rate - 50) < 0.01)
+        let phone = try RecordingReader.read(url.path)
+        #expect(phone.samples(of: .accelerometer).count == 1)
+        #expect(phone.notices.isEmpty)
+
+        // Hostile rows: out of order, repeated and non-finite rows are skipped with a notice; a row with the
+        // wrong number of fields, or a location that is not 0, 1 or 2, refuses the file; no rows at all too.
+        var text = try String(contentsOf: url, encoding: .utf8)
+        text += "0.1,x-headphone,1,0,0,0,0,0,0,0,0,0,0,0,-1,0\n"  // earlier than the last
+        text += "9.5,x-headphone,nan,0,0,0,0,0,0,0,0,0,0,0,-1,0\n"
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        let skipped = try HeadphoneRecordingReader.read(url)
+        #expect(skipped.samples.count == samples.count)
+        #expect(skipped.notices.contains { $0.message.contains("skipped 2") })
+        for bad in ["9.6,x-headphone,1,0,0\n", "9.6,x-headphone,1,0,0,0,0,0,0,0,0,0,0,0,-1,7\n"] {
+            try (text + bad).write(to: url, atomically: true, encoding: .utf8)
+            #expect(throws: RecordingError.self) { try HeadphoneRecordingReader.read(url) }
+        }
+        let empty = folder.appendingPathComponent("phone-only.cmrec")
+        let phoneOnly = try NativeRecordingWriter(url: empty, metadata: RecordingMetadata(format: "coremotion record", source: "test"))
+        try phoneOnly.append(.accelerometer(TimedVector(time: 0.5, value: Vector3(0, 0, -1))))
+        try phoneOnly.close()
+        #expect(throws: RecordingError.self) { try HeadphoneRecordingReader.read(empty) }
+    }
 }

@@ -5,14 +5,17 @@ import MotionNetwork
 import MotionRecordings
 import MotionService
 
-/// `coremotion record`: records the raw sensors of a device into the project's own format.
+/// `coremotion record`: records the raw sensors of a device, and the headphones' motion when there are
+/// headphones, into the project's own format.
 struct RecordCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
         abstract: "Record a device's raw sensors to a .cmrec file (the project's own format, read back losslessly).",
         discussion: """
-            The device is COREMOTION_DEVICE's (this machine's IIO sensors by default), or --device. Recording \
-            stops after --duration seconds, at the end of a replayed recording, or on Ctrl-C; the file is \
+            The device is COREMOTION_DEVICE's (this machine's IIO sensors by default), or --device. Headphones \
+            (COREMOTION_HEADPHONE_DEVICE, e.g. sensorlogger:HOST:PORT beside a Sensor Logger phone on the same \
+            address) are recorded too, as x-headphone rows: replay them with COREMOTION_HEADPHONE_DEVICE=replay:FILE.cmrec. \
+            Recording stops after --duration seconds, at the end of a replayed recording, or on Ctrl-C; the file is \
             always closed cleanly.
             """
     )
@@ -54,8 +57,11 @@ struct RecordCommand: ParsableCommand {
         let service: MotionService
         do {
             if let device {
-                service = MotionService(device: try DeviceFactory.makeDevice(DeviceSpecification.parse(device), clock: SystemClock.shared),
-                                        history: .inMemory)
+                let phone = try DeviceFactory.makeDevice(DeviceSpecification.parse(device), clock: SystemClock.shared)
+                let headphoneSpec = try HeadphoneDeviceSpecification.fromEnvironment()
+                let headphones = try HeadphoneDeviceFactory.makeDevice(headphoneSpec, clock: SystemClock.shared)
+                service = MotionService(
+                    device: phone, history: .inMemory, headphones: headphones, headphoneSpecification: headphones == nil ? nil : headphoneSpec)
             } else {
                 service = try MotionService.fromEnvironment()
             }
@@ -64,7 +70,8 @@ struct RecordCommand: ParsableCommand {
         }
         let kinds = try wantedSensors() ?? SensorKind.allCases
         let available = kinds.filter { service.has($0) }
-        guard !available.isEmpty else {
+        let headphones = service.isHeadphoneMotionAvailable
+        guard !available.isEmpty || headphones else {
             throw ValidationError("\(service.device.name) has none of the sensors asked for (\(kinds.map(\.rawValue).joined(separator: ", ")))")
         }
         let clock = service.clock
@@ -91,6 +98,11 @@ struct RecordCommand: ParsableCommand {
                 subscriptions.append(s)
             }
         }
+        // The headphones' samples as a client gets them (attitude relative to the start of the recording).
+        let headphoneSubscription = headphones ? service.subscribeHeadphoneMotion { sample in
+            do { try writer.append(headphone: sample) } catch { counter.fail("\(error)") }
+            counter.count("headphone")
+        } : nil
         // Ctrl-C ends the recording cleanly.
         signal(SIGINT, SIG_IGN)
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
@@ -98,7 +110,7 @@ struct RecordCommand: ParsableCommand {
         interrupt.resume()
         let progress = ProgressLine("record", total: duration ?? 1, always: !json)
         if !json {
-            Output.note("Recording \(available.map(\.rawValue).joined(separator: ", ")) from \(service.device.name) to \(output)\(duration.map { " for \($0) s" } ?? "; Ctrl-C stops").")
+            Output.note("Recording \((available.map(\.rawValue) + (headphones ? ["headphone motion"] : [])).joined(separator: ", ")) from \(service.device.name) to \(output)\(duration.map { " for \($0) s" } ?? "; Ctrl-C stops").")
         }
         while !counter.stopped {
             Thread.sleep(forTimeInterval: 0.1)
@@ -109,6 +121,7 @@ struct RecordCommand: ParsableCommand {
             if !json && duration != nil { progress.update(elapsed, detail: counter.line) }
         }
         for s in subscriptions { service.cancel(s) }
+        if let headphoneSubscription { service.cancel(headphoneSubscription) }
         // Apple's outputs the phone sent during the recording: reference data, as the readers keep them.
         if let phone {
             try writer.append(reference: phone.referenceData(from: start, to: clock.now).shifted(by: -start))
@@ -130,8 +143,10 @@ final class RecordCounter: @unchecked Sendable {
     private var isStopped = false
     private var error: String?
 
-    func count(_ kind: SensorKind) {
-        lock.lock(); values[kind.rawValue, default: 0] += 1; lock.unlock()
+    func count(_ kind: SensorKind) { count(kind.rawValue) }
+
+    func count(_ stream: String) {
+        lock.lock(); values[stream, default: 0] += 1; lock.unlock()
     }
 
     func fail(_ text: String) {

@@ -20,13 +20,14 @@ public final class SensorLoggerDevice: MotionDevice, @unchecked Sendable {
         self.server = server
     }
 
-    /// Starts a receiver for `configuration`, waits for the first push as configured, and returns the device.
+    /// Starts a receiver for `configuration` (or takes the one this process already runs on that address:
+    /// ``SensorLoggerReceivers``, shared with the headphones), waits for the first push as configured, and
+    /// returns the device.
     ///
     /// - Throws: ``SensorLoggerConfigurationError`` when the server cannot listen (address in use, a
     ///   non-loopback address without a token).
     public static func open(_ configuration: SensorLoggerConfiguration, clock: any MotionClock = SystemClock.shared) throws(SensorLoggerConfigurationError) -> SensorLoggerDevice {
-        let server = SensorLoggerServer(configuration: configuration, clock: clock)
-        try server.start()
+        let server = try SensorLoggerReceivers.shared.server(for: configuration, clock: clock)
         if configuration.wait > 0, server.waitForPhone(timeout: configuration.wait) != nil, configuration.settle > 0 {
             Thread.sleep(forTimeInterval: configuration.settle)
         }

@@ -1,11 +1,16 @@
 import Foundation
 import MotionIIO
+import MotionNetwork
 import MotionRecordings
 import MotionSimulator
 
 /// Opens the headphones a ``HeadphoneDeviceSpecification`` names.
 ///
-/// **Adding a live source** (the Sensor Logger push receiver, a Bluetooth head tracker): make a
+/// `sensorlogger:HOST:PORT` takes the `headphone` readings of the Sensor Logger receiver on that address, the
+/// same HTTP server as `COREMOTION_DEVICE=sensorlogger:HOST:PORT` in this process
+/// (`MotionNetwork.SensorLoggerReceivers`), connected while the readings flow (`MotionNetwork.SensorLoggerHeadphones`).
+///
+/// **Adding a live source** (a Bluetooth head tracker): make a
 /// ``MotionSamples/LiveHeadphoneDevice`` on the clock, push each sample into it with
 /// ``MotionSamples/LiveHeadphoneDevice/receive(_:)`` (time-ordered, stamped on the clock, Core Motion's units:
 /// ``MotionRecordings/SensorLoggerHeadphone/sample(time:value:location:)`` converts Sensor Logger's fields),
@@ -15,7 +20,7 @@ public enum HeadphoneDeviceFactory {
     /// Makes the headphones for `specification` on `clock`; `nil` for ``HeadphoneDeviceSpecification/none``.
     ///
     /// - Throws: ``DeviceSpecificationError`` naming `COREMOTION_HEADPHONE_DEVICE` and the reason (a missing
-    ///   or unreadable recording, an unknown scene, no IMU, a source not built yet).
+    ///   or unreadable recording, an unknown scene, no IMU, a receiver that cannot listen).
     public static func makeDevice(_ specification: HeadphoneDeviceSpecification, clock: any MotionClock) throws -> (any HeadphoneDevice)? {
         func fail(_ reason: String) -> DeviceSpecificationError {
             HeadphoneDeviceSpecification.grammar.error(specification.description, reason)
@@ -52,11 +57,16 @@ public enum HeadphoneDeviceFactory {
             guard let imu else { throw fail("no IIO motion sensors under \(root ?? "/sys/bus/iio/devices")") }
             return try FusedHeadphoneDevice(imu: imu, name: "iio\(root.map { ":" + $0 } ?? "") \(imu.name) (head IMU, fused here, 6D)")
         case .sensorLogger(let host, let port):
-            // Extension point: the Sensor Logger push receiver (module MotionNetwork) makes a LiveHeadphoneDevice
-            // here and feeds it the `headphone` readings it receives on host:port (see the type's overview).
-            throw fail(
-                "the Sensor Logger push receiver is not built yet: headphones on \(host):\(port) need it. Until then record with "
-                    + "Sensor Logger (headphones connected) and replay the export: COREMOTION_HEADPHONE_DEVICE=replay:EXPORT.zip")
+            // The process's receiver on that address (the phone's, when COREMOTION_DEVICE names the same one).
+            do {
+                let server = try SensorLoggerReceivers.shared.server(
+                    for: SensorLoggerConfiguration(host: host, port: port, wait: 0), clock: clock)
+                return SensorLoggerHeadphones.device(server: server)
+            } catch {
+                throw fail(
+                    "\(error.reason) (a token for an address beyond loopback is given on the phone's receiver: "
+                        + "COREMOTION_DEVICE=sensorlogger:\(host):\(port)?token=…, which the headphones then share)")
+            }
         }
     }
 }

@@ -11,7 +11,7 @@ import MotionSimulator
 /// | `replay:PATH` | a headphone recording (a Sensor Logger export with `Headphone.csv`, or a JSON-lines capture), played from process start; `?speed=N`, `&loop=true` |
 /// | `sim:SCENE` | a simulated head (`head-nod`, `head-shake`, `look-around`, `walk-head-turns`, `bud-out-and-in`) or a scene file; `?seed=N`, `&speed=N` |
 /// | `iio` / `iio:ROOT` | a head-worn IMU on Linux IIO, fused here (6D) |
-/// | `sensorlogger:HOST:PORT` | Sensor Logger's live push (`headphone` readings) through the network receiver: accepted, not built yet |
+/// | `sensorlogger:HOST:PORT` | Sensor Logger's live push (`headphone` readings), through the same receiver as `COREMOTION_DEVICE=sensorlogger:HOST:PORT` |
 public enum HeadphoneDeviceSpecification: Sendable, Hashable, CustomStringConvertible {
     /// No headphones.
     case none
@@ -34,7 +34,7 @@ public enum HeadphoneDeviceSpecification: Sendable, Hashable, CustomStringConver
           replay:PATH[?speed=N][&loop=true]        a headphone recording: Sensor Logger export with Headphone.csv, or JSON lines
           sim:SCENE[?seed=N][&speed=N]             a simulated head: \(HeadphoneSceneCatalog.names.joined(separator: ", ")), or a scene file
           iio  or  iio:ROOT                        a head-worn IMU on Linux IIO, fused here (6D)
-          sensorlogger:HOST:PORT                   Sensor Logger's live push (headphone readings); not built yet
+          sensorlogger:HOST:PORT                   Sensor Logger's live push (headphone readings), the phone's receiver
         """
 
     static let grammar = DeviceSpecification.Grammar(

@@ -27,6 +27,9 @@ public enum HeadphoneRecordingReader {
         let container = try RecordingContainer(url)
         if container.kind.isFile {
             let head = String(decoding: container.head(container.url.lastPathComponent, count: 256), as: UTF8.self)
+            if head.hasPrefix(NativeFormat.magic) {
+                return try readNative(container.read(container.url.lastPathComponent), source: url.path)
+            }
             if head.drop(while: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }).hasPrefix("{") {
                 return try readJSONLines(container.read(container.url.lastPathComponent), source: url.path)
             }
@@ -41,9 +44,54 @@ public enum HeadphoneRecordingReader {
         return try readSensorLogger(container, metadataPath: metadataPath)
     }
 
+    // MARK: coremotion record
+
+    /// The `x-headphone` rows of a `.cmrec` file (``NativeRecordingWriter/append(headphone:)``), value for value.
+    static func readNative(_ file: TextFile, source: String) throws -> HeadphoneRecording {
+        let display = file.name
+        var metadata = RecordingMetadata(format: "coremotion record (headphones)", source: source)
+        var samples: [HeadphoneMotionSample] = []
+        var skipped = 0
+        var lineNumber = 0
+        for line in String(decoding: file.bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            if line.hasPrefix("# device: ") { metadata.deviceName = String(line.dropFirst("# device: ".count)) }
+            guard !line.hasPrefix("#") else { continue }
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            guard fields.count >= 2, fields[1] == Substring(NativeFormat.headphoneStream) else { continue }
+            guard fields.count == 16 else {
+                throw RecordingError(file: display, line: lineNumber, expected: "16 fields in an x-headphone row", found: "\(fields.count)")
+            }
+            let numbers = fields[2..<15].compactMap { Double($0) }
+            guard let t = Double(fields[0]), numbers.count == 13, let code = Int(fields[15]),
+                let location = HeadphoneSensorLocation(rawValue: code)
+            else {
+                throw RecordingError(file: display, line: lineNumber, expected: "numbers and a location 0, 1 or 2 in an x-headphone row", found: String(line.prefix(80)))
+            }
+            let sample = HeadphoneMotionSample(
+                time: t, attitude: Quaternion(w: numbers[0], x: numbers[1], y: numbers[2], z: numbers[3]),
+                rotationRate: Vector3(numbers[4], numbers[5], numbers[6]), userAcceleration: Vector3(numbers[7], numbers[8], numbers[9]),
+                gravity: Vector3(numbers[10], numbers[11], numbers[12]), location: location)
+            // Out of order, repeated or not finite: skipped (the bad-input policy of every reader).
+            guard sample.isFinite, sample.attitude.norm > 0.5, t > (samples.last?.time ?? -.infinity) else {
+                skipped += 1
+                continue
+            }
+            samples.append(sample)
+        }
+        guard !samples.isEmpty else {
+            throw RecordingError(file: display, expected: "x-headphone rows (a coremotion record session with headphones)", found: "none")
+        }
+        var notices: [RecordingNotice] = []
+        if skipped > 0 {
+            notices.append(RecordingNotice(kind: .other, file: display, count: skipped, message: "skipped \(skipped) headphone rows out of order, repeated or not finite"))
+        }
+        return HeadphoneRecording(metadata: metadata, samples: samples, startTime: 0, notices: notices)
+    }
+
     /// The formats read, for messages.
     public static let formats =
-        "a Sensor Logger export with Headphone.csv (folder, .zip or a file of it), or a JSON-lines capture (one object per line with \"type\": \"sample\", \"t\", \"q\", \"rot\", \"acc\", \"grav\")"
+        "a Sensor Logger export with Headphone.csv (folder, .zip or a file of it), a coremotion record .cmrec with headphones, or a JSON-lines capture (one object per line with \"type\": \"sample\", \"t\", \"q\", \"rot\", \"acc\", \"grav\")"
 
     // MARK: Sensor Logger
 

@@ -112,4 +112,8 @@ enum NativeFormat {
     /// Shortest text that reads back to the same `Double` (Swift's `description`).
     @inline(__always)
     static func number(_ x: Double) -> String { x.description }
+
+    /// The stream of headphone motion samples (``NativeRecordingWriter/append(headphone:)``): 13 numbers and a
+    /// location; skipped by the phone reader, read by ``HeadphoneRecordingReader``.
+    static let headphoneStream = "x-headphone"
 }

@@ -96,6 +96,8 @@ enum NativeRecordingReader: FormatReader {
                     t = try rows.number(0, fileName, "time")
                     guard let found = NativeFormat.kindIndex(rows.base + rows.starts[1], rows.ends[1] - rows.starts[1]) else {
                         let name = rows.string(1)
+                        // The headphones' track: HeadphoneRecordingReader reads it.
+                        if name == NativeFormat.headphoneStream { continue rowLoop }
                         if name.hasPrefix("ref.") || name.hasPrefix("x-") {
                             // A later version's extra stream: skipped and reported, never fatal.
                             unknown[name, default: (line, 0)].1 += 1

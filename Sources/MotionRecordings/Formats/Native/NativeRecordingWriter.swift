@@ -124,6 +124,31 @@ public final class NativeRecordingWriter: @unchecked Sendable {
         }
     }
 
+    /// Appends one headphone motion sample (its time minus ``timeOrigin``) as an `x-headphone` row:
+    /// `time,x-headphone,qw,qx,qy,qz,rx,ry,rz,ux,uy,uz,gx,gy,gz,location` (attitude, rotation rate rad/s, user
+    /// acceleration g, gravity g, in the bud's axes, before any start anchor; location 0 default, 1 left, 2 right).
+    /// Readers of phone recordings skip these rows; ``HeadphoneRecordingReader`` reads them, value for value.
+    public func append(headphone sample: HeadphoneMotionSample) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        try requireOpen()
+        let values = [
+            sample.attitude.w, sample.attitude.x, sample.attitude.y, sample.attitude.z,
+            sample.rotationRate.x, sample.rotationRate.y, sample.rotationRate.z,
+            sample.userAcceleration.x, sample.userAcceleration.y, sample.userAcceleration.z,
+            sample.gravity.x, sample.gravity.y, sample.gravity.z,
+        ]
+        buffer.append(contentsOf: NativeFormat.number(sample.time - timeOrigin).utf8)
+        buffer.append(contentsOf: ",\(NativeFormat.headphoneStream)".utf8)
+        for v in values {
+            buffer.append(0x2C)
+            buffer.append(contentsOf: NativeFormat.number(v).utf8)
+        }
+        buffer.append(contentsOf: ",\(sample.location.rawValue)\n".utf8)
+        rowCount += 1
+        try flushIfNeeded()
+    }
+
     /// Writes the buffered rows to the file.
     public func flush() throws {
         lock.lock()

@@ -6,6 +6,7 @@
 # usage: compat/run.sh [--swift5|--swift6] [CLIENT ...]      (no CLIENT: all of them)
 #   --swift5 / --swift6   the clients' language mode (default: both, one after the other)
 #   COMPAT_DEVICE=VALUE   run every client on that COREMOTION_DEVICE value instead of each client's own
+#   COMPAT_HEADPHONE_DEVICE=VALUE   the same for COREMOTION_HEADPHONE_DEVICE (e.g. a live sensorlogger:HOST:PORT)
 # Exit status 0 when every client passed in every mode.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,7 +17,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --swift5) modes=5; shift ;;
         --swift6) modes=6; shift ;;
-        -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
         *) clients+=("$1"); shift ;;
     esac
 done
@@ -65,7 +66,9 @@ PKG
     passed=0; failed=0
     for client in "${list[@]}"; do
         device=${COMPAT_DEVICE:-$("$bin" --device "$client")}
-        out=$(cd "$here/.." && COREMOTION_DEVICE=$device COREMOTION_HISTORY=memory timeout 120 "$bin" "$client" 2>&1 | tail -n 1)
+        headphones=${COMPAT_HEADPHONE_DEVICE:-$("$bin" --headphone-device "$client")}
+        out=$(cd "$here/.." && COREMOTION_DEVICE=$device COREMOTION_HEADPHONE_DEVICE=$headphones COREMOTION_HISTORY=memory \
+            timeout 120 "$bin" "$client" 2>&1 | tail -n 1)
         case "$out" in
             PASS*) passed=$((passed + 1)); echo "$out" ;;
             *) failed=$((failed + 1)); echo "${out:-FAIL $client: no output (crash or timeout)}" ;;

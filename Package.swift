@@ -22,6 +22,8 @@ let package = Package(
         .library(name: "MotionDaemonClient", targets: ["MotionDaemonClient"]),
         .library(name: "MotionDaemon", targets: ["MotionDaemon"]),
         .library(name: "MotionProtocol", targets: ["MotionProtocol"]),
+        // `coremotion view`'s page↔server messages, for its fuzzer.
+        .library(name: "MotionLiveViewProtocol", targets: ["MotionLiveViewProtocol"]),
         .executable(name: "coremotion", targets: ["CoreMotionCLI"]),
         // The motion coprocessor as a Linux system service.
         .executable(name: "coremotiond", targets: ["CoreMotionDaemon"]),
@@ -34,6 +36,9 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // `coremotion view`: the local web page and its WebSocket stream.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         // Plugin only (`swift package generate-documentation`): no target links it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -148,12 +153,28 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Layer 7 (tool): `coremotion view`'s server: a local web page and a WebSocket that streams decimated
+        // motion frames to it. Fed by the tool with plain values; knows no device and no Apple name.
+        // Layer 7 (tool): the messages between `coremotion view` and its page, without I/O (fuzzed alone).
+        .target(name: "MotionLiveViewProtocol", swiftSettings: strict),
+        .target(
+            name: "MotionLiveView",
+            dependencies: [
+                "MotionLiveViewProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/page")],
+            swiftSettings: strict
+        ),
         // Layer 7: the `coremotion` tool.
         .executableTarget(
             name: "CoreMotionCLI",
             dependencies: [
                 "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionEngine", "MotionService",
-                "CoreMotion", "MotionDaemonClient", "MotionSystemd", "MotionAuthorization",
+                "CoreMotion", "MotionDaemonClient", "MotionSystemd", "MotionAuthorization", "MotionLiveView", "MotionLiveViewProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             resources: [.copy("Resources")],
@@ -207,6 +228,17 @@ let package = Package(
             dependencies: [
                 "MotionDaemon", "MotionDaemonClient", "MotionService", "MotionClient", "MotionProtocol", "MotionIIO",
                 "MotionRecordings", "MotionHistory", "MotionAuthorization", "CoreMotion", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "MotionLiveViewTests",
+            dependencies: [
+                "MotionLiveView", "MotionLiveViewProtocol", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

@@ -1,5 +1,5 @@
 // swift-tools-version:6.1
-// libFuzzer targets for the coremotiond wire protocol (MotionProtocol). A package of its own, like
+// libFuzzer targets for the coremotiond wire protocol (MotionProtocol) and `coremotion view`'s page commands. A package of its own, like
 // Benchmarks/, so that the main build and `swift test` never see the fuzzers.
 //
 // Run from the repository root:  Fuzz/run.sh [SECONDS]      (see Fuzz/README.md)
@@ -44,6 +44,12 @@ let package = Package(
         .executableTarget(
             name: "DaemonFrameFuzzer",
             dependencies: ["FuzzSupport", .product(name: "MotionProtocol", package: "swift-core-motion")],
+            swiftSettings: fuzzTarget
+        ),
+        // `coremotion view`'s server: what a web page may send over the WebSocket (`PageCommand`).
+        .executableTarget(
+            name: "PageCommandFuzzer",
+            dependencies: ["FuzzSupport", .product(name: "MotionLiveViewProtocol", package: "swift-core-motion")],
             swiftSettings: fuzzTarget
         ),
         // Writes the seed corpora under Corpus/ (an ordinary executable, built without the fuzzer flags).

@@ -80,7 +80,7 @@ class ViewServer:
 
 def browser():
     options = Options()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1250",
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1420",
                      "--hide-scrollbars", "--no-first-run", "--disable-extensions"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
@@ -181,8 +181,13 @@ def run_recording(args, out):
 
 def run_simulator(args, out):
     server = ViewServer(args.binary, ["--device", "sim:" + os.path.join(ROOT, "tools/view/walking-1khz.json")])
-    driver = browser()
     figures = {}
+    # The process with no page open: the simulated 1 kHz device and the engines behind the API.
+    time.sleep(2)
+    start_cpu, start = server.cpu_seconds(), time.time()
+    time.sleep(args.cpu_seconds)
+    figures["cpu_percent_no_page"] = 100 * (server.cpu_seconds() - start_cpu) / (time.time() - start)
+    driver = browser()
     try:
         driver.get(server.url)
         common_checks(driver, "simulator 1 kHz")
@@ -208,10 +213,13 @@ def run_simulator(args, out):
         server.stop()
     print(f"FIGURE drawing with a 1 kHz device: median {figures['fps_median']:.1f} frames/s "
           f"(lowest of 10 half-second readings {figures['fps_min']:.1f})", flush=True)
-    print(f"FIGURE server CPU with one page open: {figures['cpu_percent']:.2f} % of one core over {args.cpu_seconds} s", flush=True)
+    print(f"FIGURE process CPU (1 kHz simulated device, engines, server) with no page: {figures['cpu_percent_no_page']:.2f} %, "
+          f"with one page open: {figures['cpu_percent']:.2f} % of one core ({args.cpu_seconds:.0f} s each)", flush=True)
+    serving = figures["cpu_percent"] - figures["cpu_percent_no_page"]
+    print(f"FIGURE serving one page: {serving:.2f} % of one core; load average {os.getloadavg()[0]:.2f}", flush=True)
     if args.strict_performance:
         check("drawing at 50 frames/s or more", figures["fps_median"] >= 50)
-        check("server at 5 % of one core or less", figures["cpu_percent"] <= 5)
+        check("serving one page at 5 % of one core or less", serving <= 5)
 
 
 def main():

@@ -60,7 +60,7 @@ struct ViewCommand: AsyncParsableCommand {
             if let device { setenv(DeviceSpecification.environmentVariable, device, 1) }
             if ProcessInfo.processInfo.environment["COREMOTION_HISTORY"] == nil { setenv("COREMOTION_HISTORY", "memory", 1) }
             let spec = try DeviceSpecification.fromEnvironment()
-            source = LiveDeviceFeed(name: spec.description)
+            source = LiveDeviceFeed(name: spec.description, rate: rate)
         }
         let server = LiveViewServer(source: source, access: access, port: port, rate: rate)
         let shownHost = host.contains(":") ? "[\(host)]" : host

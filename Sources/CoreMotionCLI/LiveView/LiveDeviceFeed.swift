@@ -9,12 +9,13 @@ import MotionLiveViewProtocol
 /// activity from `CMMotionActivityManager`, altitude from `CMAltimeter` and the headphones' attitude
 /// from `CMHeadphoneMotionManager` (whatever of these the device offers).
 ///
-/// The handlers ask for the device's own rate (at most 1 kHz); the broadcaster thins every channel to
-/// what the page draws. The device must have been chosen (the environment variable set) before this
+/// The handlers ask for twice the page's rate (the service decimates a faster device before any
+/// handler runs); the broadcaster thins every channel to what the page draws. The device must have been chosen (the environment variable set) before this
 /// is made.
 final class LiveDeviceFeed: LiveViewSource, @unchecked Sendable {
-    /// The fastest update interval asked of the API: a 1 kHz device is read at its rate.
-    static let interval = 0.001
+    /// The update interval asked of the API: twice the rate the page is sent (the service thins a 1 kHz
+    /// device before any handler runs; the broadcaster thins the rest), and never faster than 1 kHz.
+    let interval: Double
 
     private let name: String
     private let lock = NSLock()
@@ -37,8 +38,10 @@ final class LiveDeviceFeed: LiveViewSource, @unchecked Sendable {
     private var lastStepCount = 0
     private var lastStepTime: Double?
 
-    init(name: String) {
+    /// A feed for the device `name` (for the page's title), read at twice `rate` samples per second.
+    init(name: String, rate: Double) {
         self.name = name
+        interval = max(0.001, 1 / (2 * rate))
         let available = CMMotionManager.availableAttitudeReferenceFrames()
         frame = available.contains(.xMagneticNorthZVertical) ? .xMagneticNorthZVertical : .xArbitraryZVertical
     }
@@ -66,10 +69,10 @@ final class LiveDeviceFeed: LiveViewSource, @unchecked Sendable {
         lock.lock()
         self.broadcaster = broadcaster
         lock.unlock()
-        motion.accelerometerUpdateInterval = Self.interval
-        motion.gyroUpdateInterval = Self.interval
-        motion.magnetometerUpdateInterval = Self.interval
-        motion.deviceMotionUpdateInterval = Self.interval
+        motion.accelerometerUpdateInterval = interval
+        motion.gyroUpdateInterval = interval
+        motion.magnetometerUpdateInterval = interval
+        motion.deviceMotionUpdateInterval = interval
         if motion.isAccelerometerAvailable {
             motion.startAccelerometerUpdates(to: queue) { [weak self] data, _ in
                 guard let self, let data else { return }

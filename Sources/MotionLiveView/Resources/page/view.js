@@ -18,6 +18,8 @@
   let activities = [];           // [time, label, confidence]
   let appleActivities = [];      // [time, label]
   let windowSeconds = 10;
+  let arrival = 0;               // performance.now() when latestTime last moved
+  let playSpeed = 1;
   let socket = null;
   let scrubbing = false;
 
@@ -100,7 +102,8 @@
       else if (e[0] === "apple.activity") appleActivities.push([e[1], e[2]]);
     }
     if (view.timeline && m.clock[0] !== null) latest = m.clock[0];
-    if (latest !== null && latest !== view.latestTime) { view.latestTime = latest; view.plotRevision++; trim(latest); }
+    if (latest !== null && latest !== view.latestTime) { view.latestTime = latest; view.plotRevision++; arrival = performance.now(); trim(latest); }
+    playSpeed = view.clock.playing ? view.clock.speed : 0;
     numbers();
   }
 
@@ -140,24 +143,48 @@
     return ctx;
   }
 
-  function plot(id, keys, options) {
-    const canvas = $(id), ctx = prepare(canvas);
-    const w = canvas.width, h = canvas.height, left = 44, right = w - 6, top = 6, bottom = h - 16;
-    const now = view.latestTime;
-    ctx.font = "11px system-ui, sans-serif"; ctx.fillStyle = "#6b7280";
-    if (now === null) { ctx.fillText("waiting for samples…", left, h / 2); return; }
-    const from = now - windowSeconds;
+  // The time at the right edge: the newest sample, moved on smoothly between two batches (at most one
+  // batch period ahead), so that the plots scroll at the drawing rate rather than the batch rate.
+  function displayTime() {
+    if (view.latestTime === null) return null;
+    if (view.paused || !view.connected) return view.latestTime;
+    return view.latestTime + Math.min(0.05, (performance.now() - arrival) / 1000) * playSpeed;
+  }
+  function firstIndex(t, from) {
+    let lo = 0, hi = t.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (t[mid] < from) lo = mid + 1; else hi = mid; }
+    return lo;
+  }
+  const ranges = new Map();      // plot id -> [revision, window, lo, hi]: the y range, computed when data change
+  function range(id, keys, from, options) {
+    const cached = ranges.get(id);
+    if (cached && cached[0] === view.plotRevision && cached[1] === windowSeconds) return cached;
     let lo = Infinity, hi = -Infinity;
     for (const k of keys) {
       const s = series.get(k.key); if (!s) continue;
-      for (let i = 0; i < s.t.length; i++) {
-        if (s.t[i] < from) continue;
+      for (let i = firstIndex(s.t, from); i < s.t.length; i++) {
         for (const c of k.components) { const v = s.v[c][i]; if (isFinite(v)) { if (v < lo) lo = v; if (v > hi) hi = v; } }
       }
     }
+    if (isFinite(lo)) {
+      const minSpan = options && options.minSpan || 1e-3;
+      if (hi - lo < minSpan) { const mid = (hi + lo) / 2; lo = mid - minSpan / 2; hi = mid + minSpan / 2; }
+      const pad = (hi - lo) * 0.08; lo -= pad; hi += pad;
+    }
+    const result = [view.plotRevision, windowSeconds, lo, hi];
+    ranges.set(id, result);
+    return result;
+  }
+
+  function plot(id, keys, options) {
+    const canvas = $(id), ctx = prepare(canvas);
+    const w = canvas.width, h = canvas.height, left = 44, right = w - 6, top = 6, bottom = h - 16;
+    const now = displayTime();
+    ctx.font = "11px system-ui, sans-serif"; ctx.fillStyle = "#6b7280";
+    if (now === null) { ctx.fillText("waiting for samples…", left, h / 2); return; }
+    const from = now - windowSeconds;
+    const [, , lo, hi] = range(id, keys, from, options);
     if (!isFinite(lo)) { ctx.fillText("no data", left, h / 2); return; }
-    if (hi - lo < (options && options.minSpan || 1e-3)) { const mid = (hi + lo) / 2, half = (options && options.minSpan || 1e-3) / 2; lo = mid - half; hi = mid + half; }
-    const pad = (hi - lo) * 0.08; lo -= pad; hi += pad;
     const X = (t) => left + (t - from) / windowSeconds * (right - left);
     const Y = (v) => bottom - (v - lo) / (hi - lo) * (bottom - top);
     // Axes and grid.
@@ -178,8 +205,7 @@
         ctx.strokeStyle = k.colors ? k.colors[index] : COLORS[c];
         ctx.beginPath();
         let pen = false;
-        for (let i = 0; i < s.t.length; i++) {
-          if (s.t[i] < from) continue;
+        for (let i = firstIndex(s.t, from); i < s.t.length; i++) {
           const v = s.v[c][i];
           if (!isFinite(v)) { pen = false; continue; }
           const x = X(s.t[i]), y = Y(v);
@@ -264,7 +290,7 @@
   }
   function activityStrip() {
     const canvas = $("activity"), ctx = prepare(canvas);
-    const w = canvas.width, h = canvas.height, now = view.latestTime;
+    const w = canvas.width, h = canvas.height, now = displayTime();
     if (now === null) return;
     const from = now - windowSeconds, X = (t) => Math.max(0, (t - from) / windowSeconds * w);
     const row = (list, y, height, withConfidence) => {

@@ -41,10 +41,14 @@ public struct LiveViewAccess: Sendable, Equatable {
 
 /// Why `coremotion view` refuses to start.
 public enum LiveViewAccessError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A host other than loopback was given without a token.
     case tokenRequired(host: String)
+    /// The token has fewer than 8 characters.
     case tokenTooShort
+    /// The token has a space, a control character, `&`, `#` or a non-ASCII character.
     case tokenCharacters
 
+    /// The message for the user.
     public var description: String {
         switch self {
         case .tokenRequired(let host):

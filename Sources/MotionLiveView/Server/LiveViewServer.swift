@@ -174,8 +174,10 @@ public final class LiveViewServer: Sendable {
 
 /// Why the server cannot start.
 public enum LiveViewServerError: Error, CustomStringConvertible {
+    /// The page's files are not in the module's resource bundle.
     case resourcesMissing
 
+    /// The message for the user.
     public var description: String {
         switch self {
         case .resourcesMissing: "the web page's files are missing from MotionLiveView's resources"

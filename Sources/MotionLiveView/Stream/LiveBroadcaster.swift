@@ -19,6 +19,7 @@ public final class LiveBroadcaster: @unchecked Sendable {
     private var sequence = 0
     private var pages: [Int: Page] = [:]
     private var nextPageID = 1
+    private var droppedByClosedPages = 0
     /// Samples per batch above which the oldest are dropped (a source far faster than the decimator
     /// allows would otherwise grow the batch without bound between two flushes).
     private let batchLimit = 20_000
@@ -108,6 +109,7 @@ public final class LiveBroadcaster: @unchecked Sendable {
     public func remove(page id: Int) {
         lock.lock()
         let page = pages.removeValue(forKey: id)
+        droppedByClosedPages += page?.dropped ?? 0
         lock.unlock()
         page?.continuation.finish()
     }
@@ -128,11 +130,11 @@ public final class LiveBroadcaster: @unchecked Sendable {
         return pages.count
     }
 
-    /// Messages dropped so far for all open pages because they did not read them.
+    /// Messages dropped so far, for every page since the start, because a page did not read them.
     public var droppedMessages: Int {
         lock.lock()
         defer { lock.unlock() }
-        return pages.values.reduce(0) { $0 + $1.dropped }
+        return droppedByClosedPages + pages.values.reduce(0) { $0 + $1.dropped }
     }
 
     /// Messages dropped so far for the page `id` because it did not read them (nil: no such page).

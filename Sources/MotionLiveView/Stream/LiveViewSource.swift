@@ -19,6 +19,8 @@ public protocol LiveViewSource: AnyObject, Sendable {
 
 /// Why a source refused a command (the page shows the message).
 public struct LiveViewSourceError: Error, Sendable, CustomStringConvertible {
+    /// The message for the page.
     public let description: String
+    /// A refusal with its message.
     public init(_ description: String) { self.description = description }
 }

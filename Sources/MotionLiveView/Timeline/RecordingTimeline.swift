@@ -57,6 +57,7 @@ public final class RecordingTimeline: LiveViewSource, @unchecked Sendable {
         return out
     }
 
+    /// The source's name, the timeline's span and the frames it was computed in.
     public var hello: LiveViewHello {
         lock.lock()
         defer { lock.unlock() }
@@ -70,12 +71,14 @@ public final class RecordingTimeline: LiveViewSource, @unchecked Sendable {
         return LiveClock(time: head, playing: playing, speed: speed)
     }
 
+    /// Starts the play head's clock.
     public func start(into broadcaster: LiveBroadcaster) throws {
         lock.lock()
         anchor = .now
         lock.unlock()
     }
 
+    /// Moves the play head and sends the samples it passed (after a seek: the 10 s before it).
     public func tick(into broadcaster: LiveBroadcaster) -> LiveClock {
         lock.lock()
         defer { lock.unlock() }
@@ -112,6 +115,7 @@ public final class RecordingTimeline: LiveViewSource, @unchecked Sendable {
         return low
     }
 
+    /// Play, pause, seek, speed or frame.
     public func handle(_ command: PageCommand, broadcaster: LiveBroadcaster) throws(LiveViewSourceError) {
         lock.lock()
         defer { lock.unlock() }
@@ -145,6 +149,7 @@ public final class RecordingTimeline: LiveViewSource, @unchecked Sendable {
         }
     }
 
+    /// Stops the play head.
     public func stop() {
         lock.lock()
         playing = false

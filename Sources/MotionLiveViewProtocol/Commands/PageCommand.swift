@@ -8,11 +8,17 @@
 /// | `{"type":"frame","frame":"xArbitraryZVertical"}` | the attitude's reference frame |
 /// | `{"type":"ping","id":7}` | asks for a `pong` with the same id (the page measures latency) |
 public enum PageCommand: Sendable, Hashable {
+    /// Run the play head.
     case play
+    /// Stop the play head.
     case pause
+    /// Move the play head to `time` seconds from the recording's start (0…1e9).
     case seek(time: Double)
+    /// Play at this multiple of real time (``speedRange``).
     case speed(Double)
+    /// Show the attitude in this reference frame (one of ``referenceFrames``).
     case referenceFrame(String)
+    /// Ask for a `pong` carrying `id` (0…1e9).
     case ping(id: Int)
 
     /// The slowest and fastest playback speeds accepted.
@@ -75,13 +81,20 @@ public enum PageCommand: Sendable, Hashable {
 
 /// Why a page's message is not a command. The server answers the page with this text and goes on.
 public enum PageCommandError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The message has this many bytes, more than ``LiveViewProtocol/maximumCommandSize``.
     case tooLong(Int)
+    /// Not a flat JSON object: why.
     case malformed(String)
+    /// A required field is missing or of the wrong type.
     case missingField(String)
+    /// The `type` names no command (cut to 64 characters).
     case unknownType(String)
+    /// The frame is not one of ``PageCommand/referenceFrames`` (cut to 64 characters).
     case unknownReferenceFrame(String)
+    /// A number outside its range.
     case outOfRange(field: String, value: Double)
 
+    /// The message sent back to the page.
     public var description: String {
         switch self {
         case .tooLong(let n): "message of \(n) bytes is longer than \(LiveViewProtocol.maximumCommandSize)"

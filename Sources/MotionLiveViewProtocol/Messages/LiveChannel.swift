@@ -15,6 +15,7 @@ public struct LiveChannel: Sendable, Hashable, CustomStringConvertible {
         self.components = components
     }
 
+    /// The key.
     public var description: String { key }
 
     /// Acceleration, g, device axes (Apple's sign: gravity included, −1 g on z lying face up).
@@ -58,12 +59,14 @@ public struct LiveChannel: Sendable, Hashable, CustomStringConvertible {
 
 /// One sample of a channel.
 public struct LiveSample: Sendable, Equatable {
+    /// The channel it belongs to.
     public var channel: LiveChannel
     /// Seconds on the source's clock (a recording: from its start).
     public var time: Double
     /// The values; only the first `channel.components` count.
     public var values: SIMD4<Double>
 
+    /// A sample with up to four values.
     public init(_ channel: LiveChannel, time: Double, _ values: SIMD4<Double>) {
         self.channel = channel
         self.time = time

@@ -11,6 +11,7 @@ public struct LiveViewHello: Sendable, Equatable {
     /// The most samples per second and channel the server sends.
     public var sampleRate: Double
 
+    /// A hello with every field.
     public init(source: String, timeline: ClosedRange<Double>?, referenceFrame: String, referenceFrames: [String], sampleRate: Double) {
         self.source = source
         self.timeline = timeline
@@ -22,10 +23,14 @@ public struct LiveViewHello: Sendable, Equatable {
 
 /// The play head of a recording, sent with every batch (a live device: its clock, always playing).
 public struct LiveClock: Sendable, Equatable {
+    /// Seconds on the source's clock.
     public var time: Double
+    /// Whether the play head runs.
     public var playing: Bool
+    /// The multiple of real time it runs at.
     public var speed: Double
 
+    /// A clock reading.
     public init(time: Double, playing: Bool, speed: Double) {
         self.time = time
         self.playing = playing

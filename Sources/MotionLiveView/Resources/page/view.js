@@ -116,7 +116,7 @@
   function fmt(x, digits, unit) { return x === undefined || x === null || !isFinite(x) ? "–" : x.toFixed(digits) + (unit || ""); }
   function numbers() {
     const ped = last("ped");
-    $("steps").textContent = ped ? fmt(ped[0], 0) + " (" + steps.length + " marked)" : "–";
+    $("steps").textContent = ped ? fmt(ped[0], 0) : "–";
     $("cadence").textContent = ped ? fmt(ped[1], 2, " steps/s") : "–";
     $("pace").textContent = ped ? fmt(ped[2], 2, " s/m") : "–";
     const apple = last("apple.steps"); $("apple-steps").textContent = apple ? fmt(apple[0], 0) + " steps" : "–";

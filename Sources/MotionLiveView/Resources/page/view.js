@@ -200,7 +200,7 @@
     }
     for (const k of keys) {
       const s = series.get(k.key); if (!s) continue;
-      ctx.setLineDash(k.dash || []); ctx.lineWidth = k.width || 1.2;
+      ctx.setLineDash(k.dash || []); ctx.lineWidth = k.width || 1;
       k.components.forEach((c, index) => {
         ctx.strokeStyle = k.colors ? k.colors[index] : COLORS[c];
         ctx.beginPath();
@@ -316,10 +316,11 @@
     plot("plot-user", [{ key: "user", components: [0, 1, 2] }], { minSpan: 0.1 });
     plot("plot-alt", [{ key: "alt", components: [0] }, { key: "apple.alt", components: [0], dash: [4, 3], colors: ["#ea580c"] }], { minSpan: 0.5 });
     plot("plot-err", [{ key: "err.apple", components: [0], colors: ["#ea580c"] }, { key: "err.truth", components: [0], colors: ["#7c3aed"] }], { minSpan: 1 });
-    attitude();
-    compass();
+    // The attitude and the compass change only with new samples.
+    if (drawnRevision !== view.plotRevision) { attitude(); compass(); drawnRevision = view.plotRevision; }
     activityStrip();
   }
+  let drawnRevision = -1;
 
   // Frames per second of the drawing loop, over the last second.
   let second = performance.now(), count = 0;

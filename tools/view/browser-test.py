@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Browser test of `coremotion view` in headless Chromium (Debian's chromium and chromium-driver, selenium).
 
-Starts `coremotion view` twice, on a recording (the timeline) and on a 1 kHz simulated device (live),
-opens each page and checks: the page loads and connects, the plots move as samples arrive, the reference
+Starts `coremotion view` on a recording (the timeline) and on a 1 kHz simulated device (live), opens
+each page and checks: the page loads and connects, the plots move as samples arrive, the reference
 frame switch and pause work, a seek moves the play head (recording), and the browser console has no
 error. Saves a screenshot of each page. Measures the drawing rate (requestAnimationFrame frames per
-second) with the 1 kHz device and the server's CPU time with one page open (/proc/PID/stat).
+second) with the 1 kHz device and the server's CPU time with one page open (/proc/PID/stat). Then each
+other device kind briefly (emulated IIO sensors, the system service, a recording as a live device):
+samples arrive, no console error.
 
     tools/view/browser-test.py [--binary .build/debug/coremotion] [--out DIR] [--recording FILE]
                                [--cpu-seconds 20] [--strict-performance]
@@ -16,8 +18,10 @@ are printed (and only fail the run with --strict-performance: CI's machine is sh
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -222,6 +226,50 @@ def run_simulator(args, out):
         check("serving one page at 5 % of one core or less", serving <= 5)
 
 
+def run_devices(args, out):
+    """Every other device kind, briefly: emulated IIO sensors, the system service (coremotiond on the
+    simulator, a temporary socket) and a recording played as a live device (replay:)."""
+    work = tempfile.mkdtemp(prefix="coremotion-view-devices-")
+    daemon = os.path.join(os.path.dirname(args.binary), "coremotiond")
+    helpers = [subprocess.Popen([args.binary, "iio-emulate", "--root", os.path.join(work, "iio"), "--duration", "120"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    devices = ["iio:" + os.path.join(work, "iio"),
+               "replay:" + os.path.join(ROOT, "Tests/Fixtures/recordings/sensorlogger/ios-walk.zip") + "?loop=true"]
+    if os.path.exists(daemon):
+        socket = os.path.join(work, "cm.sock")
+        helpers.append(subprocess.Popen([daemon, "--socket", socket, "--device", "sim:walking-in-hand",
+                                         "--history", os.path.join(work, "history.sqlite"), "--no-authorization"],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        devices.append("service:" + socket)
+    time.sleep(3)
+    try:
+        for device in devices:
+            kind = device.split(":")[0]
+            server = ViewServer(args.binary, ["--device", device])
+            driver = browser()
+            try:
+                driver.get(server.url)
+                ok, _ = wait_for(driver, "latestTime", lambda v: v is not None, timeout=20)
+                before = state(driver, "samples")
+                time.sleep(2)
+                after = state(driver, "samples")
+                check(f"{kind}: samples arrive and the plots move", ok and after > before, f"{before}→{after}")
+                driver.save_screenshot(os.path.join(out, f"view-{kind}.png"))
+                errors = console_errors(driver)
+                check(f"{kind}: no console errors", not errors, str(errors)[:500])
+            finally:
+                driver.quit()
+                server.stop()
+    finally:
+        for helper in helpers:
+            helper.terminate()
+            try:
+                helper.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                helper.kill()
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/debug/coremotion"))
@@ -229,10 +277,10 @@ def main():
     parser.add_argument("--recording", default=os.path.join(ROOT, "Sources/CoreMotionCLI/Resources/demo/broad-06-fast-rotation-excerpt.csv"))
     parser.add_argument("--cpu-seconds", type=float, default=20)
     parser.add_argument("--strict-performance", action="store_true")
-    parser.add_argument("--only", choices=["recording", "simulator"])
+    parser.add_argument("--only", choices=["recording", "simulator", "devices"])
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    for name, run in (("recording", run_recording), ("simulator", run_simulator)):
+    for name, run in (("recording", run_recording), ("simulator", run_simulator), ("devices", run_devices)):
         if args.only and args.only != name:
             continue
         try:

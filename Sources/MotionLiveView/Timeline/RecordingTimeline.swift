@@ -64,6 +64,16 @@ public final class RecordingTimeline: LiveViewSource, @unchecked Sendable {
         return LiveViewHello(source: source, timeline: span, referenceFrame: frame, referenceFrames: frames, sampleRate: 0)
     }
 
+    /// The keys of every channel the timeline holds in its current frame, sorted.
+    public var channelKeys: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return Set(merged.map(\.channel.key)).sorted()
+    }
+
+    /// Its events (steps, activity changes), in time order.
+    public var allEvents: [LiveEvent] { events }
+
     /// The play head now: time, whether it runs, speed.
     public var clock: LiveClock {
         lock.lock()

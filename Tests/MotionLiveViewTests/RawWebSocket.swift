@@ -17,7 +17,7 @@ final class RawWebSocket {
 
     /// Connects to 127.0.0.1:`port` and asks for an upgrade at `path`. `receiveBuffer` shrinks the
     /// socket's receive buffer (a stalled client).
-    init(port: Int, path: String = "/ws", receiveBuffer: Int32? = nil, upgrade: Bool = true) throws {
+    init(port: Int, path: String = "/ws", receiveBuffer: Int32? = nil, upgrade: Bool = true, origin: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket() failed") }
         if var size = receiveBuffer {
@@ -34,7 +34,7 @@ final class RawWebSocket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { close(fd); throw Failure(description: "connect() failed") }
-        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n" + (upgrade
+        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n" + (origin.map { "Origin: \($0)\r\n" } ?? "") + (upgrade
             ? "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
             : "Connection: close\r\n\r\n")
         try write(Array(request.utf8))

@@ -69,6 +69,9 @@ struct ServerTests {
                 #expect(try RawWebSocket.get(port: port, path: "/?token=secret-token").contains("200"))
                 #expect(try RawWebSocket.get(port: port, path: "/view.js").contains("200"))
                 #expect(try RawWebSocket.get(port: port, path: "/nothing.txt").contains("404"))
+                // A page of another site in the same browser may not read the stream; the page's own may.
+                #expect(try RawWebSocket(port: port, path: "/ws?token=secret-token", origin: "http://evil.example").upgraded == false)
+                #expect(try RawWebSocket(port: port, path: "/ws?token=secret-token", origin: "http://127.0.0.1:\(port)").upgraded)
                 let socket = try RawWebSocket(port: port, path: "/ws?token=secret-token")
                 #expect(socket.upgraded)
                 let hello = try #require(try socket.receive())

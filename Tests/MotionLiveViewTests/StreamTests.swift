@@ -109,6 +109,13 @@ struct StreamTests {
         #expect(!guarded.admits(token: "secret-toke"))
         #expect(!guarded.admits(token: "secret-token2"))
         #expect(!guarded.admits(token: ""))
+        #expect(LiveViewAccess.admits(origin: nil, host: "127.0.0.1:8765"))
+        #expect(LiveViewAccess.admits(origin: "http://127.0.0.1:8765", host: "127.0.0.1:8765"))
+        #expect(LiveViewAccess.admits(origin: "HTTP://LOCALHOST:8765", host: "localhost:8765"))
+        #expect(!LiveViewAccess.admits(origin: "http://evil.example", host: "127.0.0.1:8765"))
+        #expect(!LiveViewAccess.admits(origin: "http://127.0.0.1:8766", host: "127.0.0.1:8765"))
+        #expect(!LiveViewAccess.admits(origin: "null", host: "127.0.0.1:8765"))
+        #expect(!LiveViewAccess.admits(origin: "http://127.0.0.1:8765", host: nil))
     }
 
     @Test("a timeline plays, pauses, seeks with a prefill, changes speed and frame")

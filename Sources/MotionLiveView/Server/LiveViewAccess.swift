@@ -28,6 +28,17 @@ public struct LiveViewAccess: Sendable, Equatable {
         return parts[0] == "127"
     }
 
+    /// Whether a WebSocket upgrade's `Origin` header may open the stream: absent (not a browser), or the
+    /// page's own origin (`http://` or `https://` and the request's `Host`). A page of another site open in
+    /// the same browser is refused, so that it cannot read the motion stream from loopback (WebSockets are
+    /// not bound by the same-origin policy; the server has to check).
+    public static func admits(origin: String?, host: String?) -> Bool {
+        guard let origin else { return true }
+        guard let host, !host.isEmpty else { return false }
+        let o = origin.lowercased(), h = host.lowercased()
+        return o == "http://" + h || o == "https://" + h
+    }
+
     /// Whether a request's `token` query value grants access (compared in constant time).
     public func admits(token presented: String?) -> Bool {
         guard let token else { return true }

@@ -61,6 +61,12 @@ public final class LiveViewServer: Sendable {
             server: .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: Self.maximumFrameSize))) { request, _, _ in
                 guard request.path?.split(separator: "?").first == "/ws" else { return .dontUpgrade }
                 guard access.admits(token: Self.query(request.path ?? "", "token")) else { return .dontUpgrade }
+                let origin = request.headerFields.first { $0.name.canonicalName == "origin" }?.value
+                let host = request.authority ?? request.headerFields.first { $0.name.canonicalName == "host" }?.value
+                guard LiveViewAccess.admits(origin: origin, host: host) else {
+                    logger.info("refused a WebSocket from another origin", metadata: ["origin": "\(origin ?? "")"])
+                    return .dontUpgrade
+                }
                 return .upgrade([:]) { inbound, outbound, _ in
                     try await Self.servePage(inbound: inbound, outbound: outbound, source: source, broadcaster: broadcaster, rate: sampleRate, logger: logger)
                 }

@@ -153,10 +153,10 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Layer 7 (tool): `coremotion view`'s server: a local web page and a WebSocket that streams decimated
-        // motion frames to it. Fed by the tool with plain values; knows no device and no Apple name.
         // Layer 7 (tool): the messages between `coremotion view` and its page, without I/O (fuzzed alone).
         .target(name: "MotionLiveViewProtocol", swiftSettings: strict),
+        // Layer 7 (tool): `coremotion view`'s server: a local web page and a WebSocket that streams decimated
+        // motion to it. Fed by the tool with plain values; knows no device.
         .target(
             name: "MotionLiveView",
             dependencies: [
@@ -235,13 +235,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MotionLiveViewTests",
-            dependencies: [
-                "MotionLiveView", "MotionLiveViewProtocol", "TestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
+            dependencies: ["MotionLiveView", "MotionLiveViewProtocol", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

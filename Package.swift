@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "MotionDaemonClient", targets: ["MotionDaemonClient"]),
         .library(name: "MotionDaemon", targets: ["MotionDaemon"]),
         .library(name: "MotionProtocol", targets: ["MotionProtocol"]),
+        // `coremotion view`'s page↔server messages, for its fuzzer.
+        .library(name: "MotionLiveViewProtocol", targets: ["MotionLiveViewProtocol"]),
         .executable(name: "coremotion", targets: ["CoreMotionCLI"]),
         // The motion coprocessor as a Linux system service.
         .executable(name: "coremotiond", targets: ["CoreMotionDaemon"]),
@@ -39,6 +41,8 @@ let package = Package(
         // The HTTP server of the network devices (MotionNetwork). No default traits: neither
         // swift-configuration nor the full-Foundation extras are needed.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        // `coremotion view`: its WebSocket stream.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         // Plugin only (`swift package generate-documentation`): no target links it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -171,12 +175,29 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Layer 7 (tool): the messages between `coremotion view` and its page, without I/O (fuzzed alone).
+        .target(name: "MotionLiveViewProtocol", swiftSettings: strict),
+        // Layer 7 (tool): `coremotion view`'s server: a local web page and a WebSocket that streams decimated
+        // motion to it. Fed by the tool with plain values; knows no device.
+        .target(
+            name: "MotionLiveView",
+            dependencies: [
+                "MotionLiveViewProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/page")],
+            swiftSettings: strict
+        ),
         // Layer 7: the `coremotion` tool.
         .executableTarget(
             name: "CoreMotionCLI",
             dependencies: [
                 "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionNetwork", "MotionEngine",
-                "MotionService", "CoreMotion", "MotionDaemonClient", "MotionSystemd", "MotionAuthorization",
+                "MotionService", "CoreMotion", "MotionDaemonClient", "MotionSystemd", "MotionAuthorization", "MotionLiveView",
+                "MotionLiveViewProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             resources: [.copy("Resources")],
@@ -243,6 +264,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "MotionLiveViewTests",
+            dependencies: ["MotionLiveView", "MotionLiveViewProtocol", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

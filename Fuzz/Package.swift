@@ -1,6 +1,6 @@
 // swift-tools-version:6.1
-// libFuzzer targets for the coremotiond wire protocol (MotionProtocol) and the phone network decoders
-// (MotionNetwork: Sensor Logger's HTTP push, phyphox, SensorServer). A package of its own, like
+// libFuzzer targets for the coremotiond wire protocol (MotionProtocol), the phone network decoders
+// (MotionNetwork: Sensor Logger's HTTP push, phyphox, SensorServer) and `coremotion view`'s page commands. A package of its own, like
 // Benchmarks/, so that the main build and `swift test` never see the fuzzers.
 //
 // Run from the repository root:  Fuzz/run.sh [SECONDS]      (see Fuzz/README.md)
@@ -67,6 +67,12 @@ let package = Package(
         .executableTarget(
             name: "SensorServerMessageFuzzer",
             dependencies: ["FuzzSupport", .product(name: "MotionNetwork", package: "swift-core-motion")],
+            swiftSettings: fuzzTarget
+        ),
+        // `coremotion view`'s server: what a web page may send over the WebSocket (`PageCommand`).
+        .executableTarget(
+            name: "PageCommandFuzzer",
+            dependencies: ["FuzzSupport", .product(name: "MotionLiveViewProtocol", package: "swift-core-motion")],
             swiftSettings: fuzzTarget
         ),
         // Writes the seed corpora under Corpus/ (an ordinary executable, built without the fuzzer flags).

@@ -28,5 +28,6 @@ struct CoreMotionCommand: AsyncParsableCommand {
         IIOEmulateCommand.self, PhoneEmulateCommand.self,
         FuseCommand.self,
         EvaluateCommand.self,
+        ViewCommand.self,
     ]
 }

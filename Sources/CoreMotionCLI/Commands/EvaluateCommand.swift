@@ -54,6 +54,18 @@ struct EvaluateCommand: AsyncParsableCommand {
     @Flag(help: "List the settings --set and --sweep accept.")
     var listSettings = false
 
+    @Flag(help: "Leave-one-trial-out cross-validation on BROAD of every tuned setting with a candidate grid (see docs/fusion.md, Tuning).")
+    var crossValidate = false
+
+    @Option(help: "With --cross-validate: the trial score minimised, sum (9D total + 6D total), 9d or 6d.")
+    var cvObjective: String = "sum"
+
+    @Option(help: "With --cross-validate: how the constants are picked, separate (each scanned alone, then combined) or descent (one pass of coordinate descent per fold).")
+    var cvMethod: String = "descent"
+
+    @Option(help: "With --cross-validate: only these settings (comma-separated; default every setting with a grid).")
+    var cvSettings: String = ""
+
     /// Everything `--json` prints.
     struct Report: Codable {
         var broad: BroadReport?
@@ -80,6 +92,10 @@ struct EvaluateCommand: AsyncParsableCommand {
         let unknown = wanted.subtracting(["broad", "apple"])
         guard unknown.isEmpty else { throw ValidationError("unknown suite(s) \(unknown.sorted()); use broad, apple") }
         if let plots { try FileManager.default.createDirectory(atPath: plots, withIntermediateDirectories: true) }
+        if crossValidate {
+            try await runCrossValidation(folder: dataFolder.appendingPathComponent("broad"), settings: settings)
+            return
+        }
         var report = Report()
         if wanted.contains("broad") {
             report.broad = try await runBroad(folder: dataFolder.appendingPathComponent("broad"), settings: settings)
@@ -99,6 +115,28 @@ struct EvaluateCommand: AsyncParsableCommand {
             .deletingLastPathComponent().appendingPathComponent("shared/data")
         if FileManager.default.fileExists(atPath: beside.path) { return beside }
         throw ValidationError("no data folder: pass --data or set COREMOTION_DATA")
+    }
+
+    // MARK: Cross-validation
+
+    func runCrossValidation(folder: URL, settings: FusionFilter.Settings) async throws {
+        guard let objective = CrossValidation.Objective(rawValue: cvObjective) else {
+            throw ValidationError("bad --cv-objective '\(cvObjective)': sum, 9d or 6d")
+        }
+        guard FileManager.default.fileExists(atPath: folder.path) else {
+            Output.note("BROAD: \(folder.path) not found, nothing to cross-validate")
+            return
+        }
+        let only = trials.split(separator: ",").map(String.init)
+        let loading = ProgressLine("loading BROAD", total: 16)
+        let loaded = try BroadEvaluation.load(folder: folder, only: only, progress: loading)
+        loading.finish("\(loaded.count) trials")
+        guard let method = CrossValidation.Method(rawValue: cvMethod) else {
+            throw ValidationError("bad --cv-method '\(cvMethod)': separate or descent")
+        }
+        let names = cvSettings.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let report = try await CrossValidation.run(trials: loaded, base: settings, objective: objective, method: method, only: names, anchorsPath: anchors)
+        if json { try Output.json(report) } else { print(CrossValidation.render(report)) }
     }
 
     // MARK: BROAD

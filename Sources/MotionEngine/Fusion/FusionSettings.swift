@@ -151,6 +151,22 @@ extension FusionFilter {
         /// Smallest rotation rate that counts towards accepting a new field, rad/s.
         public var magneticNewFieldMinimumRotationRate = 20 * degree
 
+        // MARK: Magnetometer trust
+
+        /// Vibration above which the magnetometer is not trusted for the heading: the RMS of the
+        /// difference between successive accelerometer samples, g, over ``magneticSteadinessTimeConstant``
+        /// (0: off). A vibration motor beside the magnetometer shakes the device and moves its own
+        /// magnet; BROAD's vibration trial reaches 0.48 g, its hand-held movements stay below 0.25 g
+        /// (`docs/fusion.md`, "Magnetometer trust"). While it lasts, the heading keeps to the gyroscope
+        /// as in 6D.
+        public var magneticVibrationThreshold = 0.0
+        /// Unsteadiness above which the magnetometer is not trusted for the heading: the standard
+        /// deviation of the calibrated field's norm about its mean over ``magneticSteadinessTimeConstant``,
+        /// µT (0: off). An undisturbed field varies by sensor noise alone (0.4–0.7 µT).
+        public var magneticUnsteadyThreshold = 0.0
+        /// Memory of the vibration and unsteadiness measures, seconds.
+        public var magneticSteadinessTimeConstant = 0.5
+
         // MARK: Robustness
 
         /// Full-scale range of the gyroscope, rad/s: a reading at 99.5 % of it on any axis counts as saturated.

@@ -232,14 +232,17 @@ struct EvaluateCommand: AsyncParsableCommand {
             return "\(Output.fixed(e.total, 2)) / \(Output.fixed(e.heading, 2)) / \(Output.fixed(e.inclination, 2))"
         }
         if perTrial {
-            let rows = results.map { [$0.trial, cell($0.ours9D), Output.fixed($0.ours6D.inclination, 2)] }
-            print(Output.table(["trial", "ours 9D tot/head/incl", "ours 6D incl"], rows))
+            let rows = results.map { [$0.trial, cell($0.ours9D), Output.fixed($0.ours6D.inclination, 2),
+                                      Output.fixed($0.ours6D.heading, 2), $0.fallback6D.map { Output.fixed($0.heading, 2) } ?? "–"] }
+            print(Output.table(["trial", "ours 9D tot/head/incl", "ours 6D incl", "6D heading (offset fitted)", "6D heading from the 9D start"], rows))
             print("")
         }
         let groups = g9.map(\.group)
         var header = ["filter (total / heading / inclination, °)"]
         header += zip(g9.map(\.group), g9.map(\.count)).map { "\($0) (n=\($1))" }
         var rows: [[String]] = [["ours 9D"] + g9.map { cell($0.errors) }, ["ours 6D"] + g6.map { cell($0.errors) }]
+        let fallback = BroadEvaluation.groupMeans(results.filter { $0.fallback6D != nil }) { $0.fallback6D! }
+        rows.append(["ours 6D from the 9D heading at movement start"] + g9.map { g in cell(fallback.first { $0.group == g.group }?.errors) })
         if let anchors {
             for name in anchors.keys.sorted() where !name.hasPrefix("ours") {
                 rows.append([name] + groups.map { cell(anchors[name]?[$0]) })

@@ -12,7 +12,8 @@ import MotionEngine
 /// saw. Beside it: the shipped values in-sample, and the picks made on all trials in-sample.
 enum CrossValidation {
     /// The candidate grids: for each setting the values tried, as `--set` accepts them ("deg" = degrees).
-    /// Each grid holds the shipped value and brackets it by about a factor of two either way.
+    /// Each grid holds the shipped value and brackets it by about a factor of two either way (after
+    /// the values picked in November 2026 were adopted, the grids were re-centred on them).
     static let fusionGrid: [(name: String, values: [String])] = [
         // Inclination (accelerometer)
         ("accelerometerTimeConstant", ["1.5", "2", "2.5", "3", "4"]),
@@ -21,7 +22,7 @@ enum CrossValidation {
         ("headingRotationRateScale", ["0", "6", "12", "24"]),
         ("headingMeasurementNoise", ["3deg", "4.5deg", "6deg", "9deg", "12deg"]),
         ("headingOffsetNoise", ["0.15deg", "0.3deg", "0.6deg"]),
-        ("headingRecalibrationSigma", ["5deg", "10deg", "20deg"]),
+        ("headingRecalibrationSigma", ["10deg", "20deg", "40deg"]),
         // Gyroscope bias
         ("biasInitialSigma", ["0.25deg", "0.5deg", "1deg"]),
         ("biasDriftSigma", ["0.05deg", "0.1deg", "0.2deg"]),
@@ -34,11 +35,11 @@ enum CrossValidation {
         ("restAccelerometerThreshold", ["0.025", "0.0509858", "0.1"]),
         ("restMinimumTime", ["0.75", "1.5", "3"]),
         // Magnetic disturbance
-        ("magneticNormThreshold", ["0.05", "0.1", "0.2"]),
-        ("magneticDipThreshold", ["5deg", "10deg", "20deg"]),
+        ("magneticNormThreshold", ["0.1", "0.2", "0.3"]),
+        ("magneticDipThreshold", ["10deg", "20deg", "30deg"]),
         ("magneticSoftNormScale", ["0", "0.01", "0.02", "0.04"]),
         ("magneticSoftDipScale", ["1.5deg", "3deg", "6deg"]),
-        ("magneticReferenceTimeConstant", ["10", "20", "40"]),
+        ("magneticReferenceTimeConstant", ["20", "40", "80"]),
         ("magneticMinimumUndisturbedTime", ["0.25", "0.5", "1"]),
         ("magneticMaximumRejectionTime", ["30", "60", "120"]),
         ("magneticRejectionFactor", ["1", "2", "4"]),
@@ -48,9 +49,9 @@ enum CrossValidation {
         ("magneticVibrationThreshold", ["0", "0.2", "0.3", "0.4"]),
         ("magneticUnsteadyThreshold", ["0", "1.5", "2", "3"]),
         // Magnetometer calibration
-        ("magnetometerCalibrationWindow", ["5", "10", "20"]),
-        ("magnetometerCalibrationSpread", ["0.01", "0.02", "0.04"]),
-        ("magnetometerCalibrationImprovement", ["0.25", "0.5", "0.75"]),
+        ("magnetometerCalibrationWindow", ["2.5", "5", "10"]),
+        ("magnetometerCalibrationSpread", ["0.005", "0.01", "0.02"]),
+        ("magnetometerCalibrationImprovement", ["0.125", "0.25", "0.5"]),
         ("magnetometerCalibrationMinimumResidual", ["1", "2", "4"]),
         ("magnetometerRecalibrationTime", ["60", "120", "240"]),
     ]

@@ -62,7 +62,10 @@ struct FusionParityTests {
         // alone 0.972° / 2.24°, 3.43°; before the gait time constant: 1.00° / 3.29°, 3.8°).
         #expect(g50 < 0.75)
         #expect(g95 <= 2)  // the p95 target
-        #expect(c50 < 3.9)
+        // The 10 s change is 3.96° with the magnetometer defaults picked by cross-validation on BROAD
+        // (docs/fusion.md, "Cross-validation"; 3.60° before): the heading follows this outdoor field,
+        // which the calibration does not explain, a little more closely. The 1° target is missed either way.
+        #expect(c50 < 4.0)
         #expect(r50 < 0.013)
         withKnownIssue("Apple-parity targets not met on this cold-start walk (see docs/fusion.md): gravity median ≤ 0.5°, change ≤ 1°, rate ≤ 0.01 rad/s") {
             #expect(g50 <= 0.5 && c50 <= 1 && r50 <= 0.01)

@@ -95,6 +95,10 @@ func mergedSamples(_ r: Recording, magnetometer: Bool = true) -> [SensorSample] 
 struct BroadScore {
     var total9D: Double, heading9D: Double, inclination9D: Double
     var inclination6D: Double
+    /// 6D heading RMSE with one offset fitted over the trial (hindsight), and with the offset that
+    /// matches the 9D heading over the first second of the movement phase (the heading had the
+    /// magnetometer been dropped when the movement began).
+    var heading6D: Double, fallbackHeading6D: Double
 
     init(_ r: Recording, estimates: [DeviceMotionEstimate]) {
         let truth = r.reference.truthAttitude, valid = r.reference.truthScored
@@ -115,16 +119,35 @@ struct BroadScore {
             c += cos(2 * atan2(e.z, e.w)); s += sin(2 * atan2(e.z, e.w))
         }
         let align = Quaternion.aboutZ(-atan2(s, c))
-        var si6 = 0.0
+        var si6 = 0.0, sh6 = 0.0
         for i in idx {
             let e = err(estimates[i].attitude6D, truth[i].value, align)
             si6 += pow(2 * acos(min(1, (e.w * e.w + e.z * e.z).squareRoot())), 2)
+            sh6 += pow(2 * atan(abs(e.z / e.w)), 2)
+        }
+        // Circular mean of the signed heading error over the first second of the movement phase.
+        func startHeading(_ pick: (DeviceMotionEstimate) -> Quaternion) -> Double {
+            guard let first = idx.first else { return 0 }
+            var c = 0.0, s = 0.0
+            for i in idx where truth[i].time < truth[first].time + 1 {
+                let e = err(pick(estimates[i]), truth[i].value, .identity)
+                c += cos(2 * atan2(e.z, e.w)); s += sin(2 * atan2(e.z, e.w))
+            }
+            return atan2(s, c)
+        }
+        let fallbackAlign = Quaternion.aboutZ(startHeading { $0.attitude9D } - startHeading { $0.attitude6D })
+        var shf = 0.0
+        for i in idx {
+            let e = err(estimates[i].attitude6D, truth[i].value, fallbackAlign)
+            shf += pow(2 * atan(abs(e.z / e.w)), 2)
         }
         let m = Double(max(idx.count, 1)), deg = 180 / Double.pi
         total9D = (st / m).squareRoot() * deg
         heading9D = (sh / m).squareRoot() * deg
         inclination9D = (si / m).squareRoot() * deg
         inclination6D = (si6 / m).squareRoot() * deg
+        heading6D = (sh6 / m).squareRoot() * deg
+        fallbackHeading6D = (shf / m).squareRoot() * deg
     }
 }
 

@@ -54,6 +54,18 @@ struct EvaluateCommand: AsyncParsableCommand {
     @Flag(help: "List the settings --set and --sweep accept.")
     var listSettings = false
 
+    @Flag(help: "Leave-one-trial-out cross-validation on BROAD of every tuned setting with a candidate grid (see docs/fusion.md, Tuning).")
+    var crossValidate = false
+
+    @Option(help: "With --cross-validate: the trial score minimised, sum (9D total + 6D total), 9d or 6d.")
+    var cvObjective: String = "sum"
+
+    @Option(help: "With --cross-validate: how the constants are picked, separate (each scanned alone, then combined) or descent (one pass of coordinate descent per fold).")
+    var cvMethod: String = "descent"
+
+    @Option(help: "With --cross-validate: only these settings (comma-separated; default every setting with a grid).")
+    var cvSettings: String = ""
+
     /// Everything `--json` prints.
     struct Report: Codable {
         var broad: BroadReport?
@@ -80,6 +92,10 @@ struct EvaluateCommand: AsyncParsableCommand {
         let unknown = wanted.subtracting(["broad", "apple"])
         guard unknown.isEmpty else { throw ValidationError("unknown suite(s) \(unknown.sorted()); use broad, apple") }
         if let plots { try FileManager.default.createDirectory(atPath: plots, withIntermediateDirectories: true) }
+        if crossValidate {
+            try await runCrossValidation(folder: dataFolder.appendingPathComponent("broad"), settings: settings)
+            return
+        }
         var report = Report()
         if wanted.contains("broad") {
             report.broad = try await runBroad(folder: dataFolder.appendingPathComponent("broad"), settings: settings)
@@ -99,6 +115,28 @@ struct EvaluateCommand: AsyncParsableCommand {
             .deletingLastPathComponent().appendingPathComponent("shared/data")
         if FileManager.default.fileExists(atPath: beside.path) { return beside }
         throw ValidationError("no data folder: pass --data or set COREMOTION_DATA")
+    }
+
+    // MARK: Cross-validation
+
+    func runCrossValidation(folder: URL, settings: FusionFilter.Settings) async throws {
+        guard let objective = CrossValidation.Objective(rawValue: cvObjective) else {
+            throw ValidationError("bad --cv-objective '\(cvObjective)': sum, 9d or 6d")
+        }
+        guard FileManager.default.fileExists(atPath: folder.path) else {
+            Output.note("BROAD: \(folder.path) not found, nothing to cross-validate")
+            return
+        }
+        let only = trials.split(separator: ",").map(String.init)
+        let loading = ProgressLine("loading BROAD", total: 16)
+        let loaded = try BroadEvaluation.load(folder: folder, only: only, progress: loading)
+        loading.finish("\(loaded.count) trials")
+        guard let method = CrossValidation.Method(rawValue: cvMethod) else {
+            throw ValidationError("bad --cv-method '\(cvMethod)': separate or descent")
+        }
+        let names = cvSettings.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let report = try await CrossValidation.run(trials: loaded, base: settings, objective: objective, method: method, only: names, anchorsPath: anchors)
+        if json { try Output.json(report) } else { print(CrossValidation.render(report)) }
     }
 
     // MARK: BROAD
@@ -194,14 +232,17 @@ struct EvaluateCommand: AsyncParsableCommand {
             return "\(Output.fixed(e.total, 2)) / \(Output.fixed(e.heading, 2)) / \(Output.fixed(e.inclination, 2))"
         }
         if perTrial {
-            let rows = results.map { [$0.trial, cell($0.ours9D), Output.fixed($0.ours6D.inclination, 2)] }
-            print(Output.table(["trial", "ours 9D tot/head/incl", "ours 6D incl"], rows))
+            let rows = results.map { [$0.trial, cell($0.ours9D), Output.fixed($0.ours6D.inclination, 2),
+                                      Output.fixed($0.ours6D.heading, 2), $0.fallback6D.map { Output.fixed($0.heading, 2) } ?? "–"] }
+            print(Output.table(["trial", "ours 9D tot/head/incl", "ours 6D incl", "6D heading (offset fitted)", "6D heading from the 9D start"], rows))
             print("")
         }
         let groups = g9.map(\.group)
         var header = ["filter (total / heading / inclination, °)"]
         header += zip(g9.map(\.group), g9.map(\.count)).map { "\($0) (n=\($1))" }
         var rows: [[String]] = [["ours 9D"] + g9.map { cell($0.errors) }, ["ours 6D"] + g6.map { cell($0.errors) }]
+        let fallback = BroadEvaluation.groupMeans(results.filter { $0.fallback6D != nil }) { $0.fallback6D! }
+        rows.append(["ours 6D from the 9D heading at movement start"] + g9.map { g in cell(fallback.first { $0.group == g.group }?.errors) })
         if let anchors {
             for name in anchors.keys.sorted() where !name.hasPrefix("ours") {
                 rows.append([name] + groups.map { cell(anchors[name]?[$0]) })

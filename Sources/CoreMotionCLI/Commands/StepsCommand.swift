@@ -5,7 +5,7 @@ import MotionRecordings
 
 /// `coremotion steps FILE`: runs the pedometer engine on a recording and compares it with the
 /// recording's ground truth (Oxford, IPOL…) or Apple's own pedometer (Sensor Logger).
-struct StepsCommand: ParsableCommand {
+struct StepsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "steps",
         abstract: "Count steps, distance and floors in a recording; compare with ground truth or Apple's pedometer.",
@@ -30,6 +30,12 @@ struct StepsCommand: ParsableCommand {
 
     @Flag(help: "Print results as JSON.")
     var json = false
+
+    @Flag(help: "Leave-one-subject-out cross-validation of the step detector's tuned constants over FILE and the --also archives (docs/pedometer.md, Tuning).")
+    var crossValidate = false
+
+    @Option(help: "With --cross-validate: a further data-set archive pooled with FILE (repeatable).")
+    var also: [String] = []
 
     @Flag(help: "With --json: include the detected and the true step times (s) of every recording.")
     var stepTimes = false
@@ -77,7 +83,12 @@ struct StepsCommand: ParsableCommand {
         }
     }
 
-    mutating func run() throws {
+    mutating func run() async throws {
+        if crossValidate {
+            let report = try await StepsCrossValidation.run(files: [file] + also)
+            if json { try Output.json(report) } else { print(StepsCrossValidation.render(report)) }
+            return
+        }
         let url = URL(fileURLWithPath: file)
         let hasMember = file.contains("#")
         let members = hasMember ? [] : ((try? RecordingReader.members(of: url)) ?? [])
@@ -115,8 +126,9 @@ struct StepsCommand: ParsableCommand {
         var steps: [Double] = []
     }
 
-    static func evaluate(_ recording: Recording, name: String, height: Double?, useGyroscope: Bool = true, keepTrace: Bool) -> (Result, Trace?) {
-        var engine = PedometerEngine(configuration: .init(userHeight: height))
+    static func evaluate(_ recording: Recording, name: String, height: Double?, useGyroscope: Bool = true,
+                         configuration: PedometerEngine.Configuration? = nil, keepTrace: Bool) -> (Result, Trace?) {
+        var engine = PedometerEngine(configuration: configuration ?? .init(userHeight: height))
         var trace = keepTrace ? Trace() : nil
         var stepTimes: [Double] = []
         var events: [String] = []

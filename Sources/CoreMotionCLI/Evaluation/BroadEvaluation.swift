@@ -29,6 +29,10 @@ enum BroadEvaluation {
         var samples: Int
         var ours9D: Errors
         var ours6D: Errors
+        /// The 6D attitude given the 9D heading of the first second of the movement phase (no
+        /// hindsight): what the heading would be had the magnetometer been dropped when the movement
+        /// began. The magnetometer helps when the 9D heading error is below this one's.
+        var fallback6D: Errors? = nil
         /// Wall-clock seconds of the fusion work alone.
         var fusionSeconds: Double
         /// Our gyro-bias error at the end of the movement phase against the mean gyro reading of the
@@ -117,9 +121,25 @@ enum BroadEvaluation {
         var sel: [Int] = []
         sel.reserveCapacity(n)
         for i in 0..<n where valid[i] && truth[i].value.isFinite { sel.append(i) }
-        func errors(_ est: [Quaternion], alignHeading: Bool) -> (Errors, [Float]) {
-            var offset = 0.0
-            if alignHeading {
+        func signedHeading(_ est: [Quaternion], _ i: Int) -> Double {
+            let e = (enuFromNWU * est[i] * truth[i].value.conjugate).normalized
+            return 2 * atan2(e.z, e.w)
+        }
+        /// Circular mean of the signed heading error over the first second of the movement phase.
+        func startHeading(_ est: [Quaternion]) -> Double {
+            guard let first = sel.first else { return 0 }
+            let t0 = truth[first].time
+            var c = 0.0, s = 0.0
+            for i in sel where truth[i].time < t0 + 1 {
+                let h = signedHeading(est, i)
+                c += cos(h)
+                s += sin(h)
+            }
+            return atan2(s, c)
+        }
+        func errors(_ est: [Quaternion], alignHeading: Bool, fixedOffset: Double? = nil) -> (Errors, [Float]) {
+            var offset = fixedOffset ?? 0.0
+            if alignHeading && fixedOffset == nil {
                 var c = 0.0, s = 0.0
                 for i in sel {
                     let e = (enuFromNWU * est[i] * truth[i].value.conjugate).normalized
@@ -150,9 +170,11 @@ enum BroadEvaluation {
         }
         let (e9, series) = errors(q9, alignHeading: false)
         let (e6, _) = errors(q6, alignHeading: true)
+        let (fallback, _) = errors(q6, alignHeading: true, fixedOffset: startHeading(q6) - startHeading(q9))
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         var result = TrialResult(trial: trial.name, groups: trial.groups.sorted(), samples: q9.count,
                                  ours9D: e9, ours6D: e6, fusionSeconds: seconds)
+        result.fallback6D = sel.isEmpty ? nil : fallback
         result.biasErrorDegreesPerSecond = biasError(rec, biases: biases)
         if keepSeries {
             result.totalErrorSeries = series

@@ -58,6 +58,14 @@ public struct FusionFilter: Sendable {
     /// Seconds since the last calibration sample and rest bias update.
     var calibrationElapsed = 0.0
     var restUpdateElapsed = 0.0
+    /// The previous accelerometer sample (g) and the mean square of the difference between successive
+    /// samples, g² (``Settings/magneticVibrationThreshold``).
+    var previousAcceleration = Vector3.zero
+    var hasPreviousAcceleration = false
+    var vibrationEnergy = 0.0
+    /// Seconds the magnetometer must still be consistent before the heading trusts it again after
+    /// vibration or an unsteady field.
+    var magnetometerDistrustHold = 0.0
 
     /// The 6D attitude (`inclination ⊗ strapdown`), refreshed after every change of either.
     public private(set) var attitude6D = Quaternion.identity
@@ -225,7 +233,7 @@ public struct FusionFilter: Sendable {
     }
 
     /// Whether the magnetic field is currently considered disturbed (heading follows the gyroscope).
-    @inline(__always) public var isMagneticallyDisturbed: Bool { disturbance.isDisturbed }
+    @inline(__always) public var isMagneticallyDisturbed: Bool { disturbance.isDisturbed || magnetometerDistrustHold > 0 }
 
     /// Gravity in device axes, g (Apple's `CMDeviceMotion.gravity`): the reference frame's down
     /// vector, `−(third row of R)`.
@@ -291,6 +299,14 @@ public struct FusionFilter: Sendable {
             acceleration, interval: interval, timeConstant: settings.restTimeConstant,
             threshold: settings.restAccelerometerThreshold
         )
+        if settings.magneticVibrationThreshold > 0 {
+            if hasPreviousAcceleration {
+                let d = acceleration - previousAcceleration
+                vibrationEnergy += min(1, interval / settings.magneticSteadinessTimeConstant) * (d.normSquared - vibrationEnergy)
+            }
+            previousAcceleration = acceleration
+            hasPreviousAcceleration = true
+        }
         // Apple's acceleration is minus the specific force: −a points up at rest. Samples are
         // averaged in the strapdown frame over at least ``Settings/correctionInterval``; the
         // correction runs on the averages (the low-pass that follows has a time constant of seconds).
@@ -442,6 +458,18 @@ public struct FusionFilter: Sendable {
             refreshHeadingRotation()
             return
         }
+        // Vibration or an unsteady field: the heading keeps to the gyroscope (6D) until the field has
+        // been steady again for the undisturbed time.
+        let vibrating = settings.magneticVibrationThreshold > 0
+            && vibrationEnergy > settings.magneticVibrationThreshold * settings.magneticVibrationThreshold
+        if vibrating || disturbance.isUnsteady(threshold: settings.magneticUnsteadyThreshold) {
+            magnetometerDistrustHold = settings.magneticMinimumUndisturbedTime
+            return
+        }
+        if magnetometerDistrustHold > 0 {
+            magnetometerDistrustHold = max(0, magnetometerDistrustHold - dt)
+            return
+        }
         if disturbance.isDisturbed {
             guard disturbance.rejectionTime > settings.magneticMaximumRejectionTime else { return }
             variance *= derived.rejectionFactor2
@@ -477,6 +505,8 @@ public struct FusionFilter: Sendable {
         magnetometerSum = .zero
         magnetometerCount = 0
         magnetometerElapsed = 0
+        hasPreviousAcceleration = false
+        vibrationEnergy = 0
         inclination.restartFilter()
         rest.reset()
         gait.reset()

@@ -28,8 +28,13 @@ struct MagneticDisturbanceDetector: Sendable {
     /// Seconds the heading correction has been suspended.
     var rejectionTime = 0.0
     var isDisturbed = false
+    /// Mean of the field norm over the steadiness time and the variance of the norm about it (µT,
+    /// µT²): how unsteady the field is (``FusionFilter/Settings/magneticUnsteadyThreshold``).
+    var steadyNorm = 0.0
+    var normVariance = 0.0
     /// Gains cached for the last interval.
     var gainInterval = 0.0
+    var steadinessGain = 1.0
     var currentGain = 1.0
     var referenceGain = 1.0
 
@@ -45,8 +50,12 @@ struct MagneticDisturbanceDetector: Sendable {
         var newFieldMinimumRotationRate: Double
         var newFieldTime: Double
         var firstNewFieldTime: Double
+        var unsteadyThreshold: Double
+        var steadinessTimeConstant: Double
 
         init(_ s: FusionFilter.Settings) {
+            unsteadyThreshold = s.magneticUnsteadyThreshold
+            steadinessTimeConstant = s.magneticSteadinessTimeConstant
             currentTimeConstant = s.magneticCurrentTimeConstant
             referenceTimeConstant = s.magneticReferenceTimeConstant
             normThreshold = s.magneticNormThreshold
@@ -77,6 +86,12 @@ struct MagneticDisturbanceDetector: Sendable {
         return dn * dn + dd * dd
     }
 
+    /// Whether the field's norm varies more than `threshold` µT (standard deviation) about its recent mean.
+    @inline(__always)
+    func isUnsteady(threshold: Double) -> Bool {
+        threshold > 0 && normVariance > threshold * threshold
+    }
+
     /// Updates with one field sample. `rotationRateSquared` is the squared norm of the
     /// bias-corrected gyro, (rad/s)².
     mutating func update(
@@ -90,6 +105,13 @@ struct MagneticDisturbanceDetector: Sendable {
             gainInterval = dt
             currentGain = firstOrderGain(timeConstant: s.currentTimeConstant, samplePeriod: dt)
             referenceGain = firstOrderGain(timeConstant: s.referenceTimeConstant, samplePeriod: dt)
+            steadinessGain = firstOrderGain(timeConstant: s.steadinessTimeConstant, samplePeriod: dt)
+        }
+        if s.unsteadyThreshold > 0 {
+            if steadyNorm == 0 { steadyNorm = n }
+            let d = n - steadyNorm
+            steadyNorm += steadinessGain * d
+            normVariance += steadinessGain * (d * d - normVariance)
         }
         if !hasCurrent {
             currentNorm = n

@@ -1,0 +1,431 @@
+import ArgumentParser
+import Foundation
+import MotionEngine
+
+/// Leave-one-trial-out cross-validation of the fusion settings on BROAD.
+///
+/// Every tuned constant with a candidate grid (``fusionGrid``) is scanned alone, the others at their
+/// shipped values: each candidate runs on every trial once. For each held-out trial, every constant
+/// takes the candidate with the lowest mean objective over the *other* trials (ties keep the shipped
+/// value); the held-out trial is then run with all those picks together and scored. The mean of the
+/// held-out scores is the cross-validated figure: what tuning this way would give on a trial it never
+/// saw. Beside it: the shipped values in-sample, and the picks made on all trials in-sample.
+enum CrossValidation {
+    /// The candidate grids: for each setting the values tried, as `--set` accepts them ("deg" = degrees).
+    /// Each grid holds the shipped value and brackets it by about a factor of two either way (after
+    /// the values picked in November 2026 were adopted, the grids were re-centred on them).
+    static let fusionGrid: [(name: String, values: [String])] = [
+        // Inclination (accelerometer)
+        ("accelerometerTimeConstant", ["1.5", "2", "2.5", "3", "4"]),
+        // Heading (magnetometer)
+        ("headingRotationNoise", ["0.0025", "0.005", "0.01", "0.02"]),
+        ("headingRotationRateScale", ["0", "6", "12", "24"]),
+        ("headingMeasurementNoise", ["3deg", "4.5deg", "6deg", "9deg", "12deg"]),
+        ("headingOffsetNoise", ["0.15deg", "0.3deg", "0.6deg"]),
+        ("headingRecalibrationSigma", ["10deg", "20deg", "40deg"]),
+        // Gyroscope bias
+        ("biasInitialSigma", ["0.25deg", "0.5deg", "1deg"]),
+        ("biasDriftSigma", ["0.05deg", "0.1deg", "0.2deg"]),
+        ("biasRestSigma", ["0.015deg", "0.03deg", "0.06deg"]),
+        ("biasMotionSigma", ["0.05deg", "0.1deg", "0.2deg"]),
+        ("biasLimit", ["1deg", "2deg", "4deg"]),
+        // Rest detection
+        ("restTimeConstant", ["0.25", "0.5", "1"]),
+        ("restGyroThreshold", ["1deg", "2deg", "3deg"]),
+        ("restAccelerometerThreshold", ["0.025", "0.0509858", "0.1"]),
+        ("restMinimumTime", ["0.75", "1.5", "3"]),
+        // Magnetic disturbance
+        ("magneticNormThreshold", ["0.1", "0.2", "0.3"]),
+        ("magneticDipThreshold", ["10deg", "20deg", "30deg"]),
+        ("magneticSoftNormScale", ["0", "0.01", "0.02", "0.04"]),
+        ("magneticSoftDipScale", ["1.5deg", "3deg", "6deg"]),
+        ("magneticReferenceTimeConstant", ["20", "40", "80"]),
+        ("magneticMinimumUndisturbedTime", ["0.25", "0.5", "1"]),
+        ("magneticMaximumRejectionTime", ["30", "60", "120"]),
+        ("magneticRejectionFactor", ["1", "2", "4"]),
+        ("magneticNewFieldTime", ["10", "20", "40"]),
+        ("magneticFirstNewFieldTime", ["2.5", "5", "10"]),
+        // Magnetometer trust
+        ("magneticVibrationThreshold", ["0", "0.2", "0.3", "0.4"]),
+        ("magneticUnsteadyThreshold", ["0", "1.5", "2", "3"]),
+        // Magnetometer calibration
+        ("magnetometerCalibrationWindow", ["2.5", "5", "10"]),
+        ("magnetometerCalibrationSpread", ["0.005", "0.01", "0.02"]),
+        ("magnetometerCalibrationImprovement", ["0.125", "0.25", "0.5"]),
+        ("magnetometerCalibrationMinimumResidual", ["1", "2", "4"]),
+        ("magnetometerRecalibrationTime", ["60", "120", "240"]),
+    ]
+
+    /// The constants that BROAD cannot tune: the gait detector's (no BROAD trial is a walk; they
+    /// change no BROAD figure) and the sampling intervals (set by the hardware, not by accuracy).
+    static let notTunedOnBroad = [
+        "gaitTimeConstant", "gaitCorrelationTime", "gaitPeriodicityThreshold", "gaitRotationPeriodicityThreshold",
+        "gaitImpactThreshold", "gaitMinimumAmplitude", "gaitOnsetTime", "gaitOffsetTime", "gaitRampTime",
+        "correctionInterval", "magnetometerCorrectionInterval",
+    ]
+
+    /// What a trial's score is.
+    enum Objective: String, CaseIterable, Codable {
+        /// 9D total RMSE plus 6D total RMSE (heading offset removed): both targets at once.
+        case sum
+        /// 9D total RMSE only.
+        case ninth = "9d"
+        /// 6D total RMSE only.
+        case sixth = "6d"
+
+        func score(_ r: BroadEvaluation.TrialResult) -> Double {
+            switch self {
+            case .sum: r.ours9D.total + r.ours6D.total
+            case .ninth: r.ours9D.total
+            case .sixth: r.ours6D.total
+            }
+        }
+    }
+
+    /// How the constants are picked on the training trials.
+    enum Method: String, CaseIterable, Codable {
+        /// Each constant scanned alone (the others shipped), the best values then combined: cheap, but
+        /// blind to interactions.
+        case separate
+        /// Coordinate descent: the constants in grid order, each set to its best value given the ones
+        /// already picked, one pass (every candidate runs on the training trials of every fold).
+        case descent
+    }
+
+    struct ParameterResult: Codable {
+        var name: String
+        var shipped: String
+        /// Mean objective per candidate value over all trials (in-sample scan).
+        var candidates: [String: Double]
+        /// The value the all-trials scan picks.
+        var inSamplePick: String
+        /// Mean objective with the shipped value, with the in-sample pick, and cross-validated with
+        /// only this constant tuned.
+        var shippedScore: Double
+        var inSampleScore: Double
+        var crossValidatedScore: Double
+        /// How often each value was picked over the folds.
+        var foldPicks: [String: Int]
+    }
+
+    struct Row: Codable {
+        var label: String
+        var groups9D: [String: BroadEvaluation.Errors]
+        var groups6D: [String: BroadEvaluation.Errors]
+    }
+
+    struct Report: Codable {
+        var objective: String
+        var method: String
+        var trials: [String]
+        var parameters: [ParameterResult]
+        var rows: [Row]
+        /// For each held-out trial, the values picked on the other trials that differ from the shipped ones.
+        var foldSettings: [String: [String: String]]
+        var perTrial: [String: [String: BroadEvaluation.Errors]]
+    }
+
+    /// Per-trial errors of each anchor filter, from the JSON of `broad_eval.py --out` (`per_trial`).
+    static func readAnchorTrials(_ path: String) throws -> [String: [String: BroadEvaluation.Errors]] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let trials = root["per_trial"] as? [[String: Any]] else {
+            throw ValidationError("\(path): expected the JSON of broad_eval.py --out (a \"per_trial\" list)")
+        }
+        var out: [String: [String: BroadEvaluation.Errors]] = [:]
+        for t in trials {
+            guard let name = t["trial"] as? String, let results = t["results"] as? [String: Any] else { continue }
+            for (filter, e) in results {
+                guard let e = e as? [String: Any], let total = e["total"] as? Double, let h = e["heading"] as? Double,
+                      let i = e["inclination"] as? Double else { continue }
+                out[filter, default: [:]][name] = BroadEvaluation.Errors(total: total, heading: h, inclination: i)
+            }
+        }
+        return out
+    }
+
+    /// Runs each trial with its own settings, in parallel.
+    static func evaluate(_ jobs: [(trial: BroadEvaluation.Trial, settings: FusionFilter.Settings)],
+                         progress: ProgressLine?, offset: Int = 0, total: Int? = nil) async -> [BroadEvaluation.TrialResult] {
+        await withTaskGroup(of: (Int, BroadEvaluation.TrialResult).self) { group in
+            var next = 0
+            var out = [BroadEvaluation.TrialResult?](repeating: nil, count: jobs.count)
+            var done = 0
+            // Two jobs at a time: the machine has two cores, and a trial holds its estimates in memory.
+            let width = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4))
+            func add(_ g: inout TaskGroup<(Int, BroadEvaluation.TrialResult)>) {
+                guard next < jobs.count else { return }
+                let i = next, job = jobs[i]
+                next += 1
+                g.addTask { (i, BroadEvaluation.evaluate(job.trial, settings: job.settings)) }
+            }
+            for _ in 0..<width { add(&group) }
+            while let (i, r) = await group.next() {
+                out[i] = r
+                done += 1
+                progress?.update(Double(offset + done), detail: r.trial)
+                add(&group)
+            }
+            return out.compactMap { $0 }
+        }
+    }
+
+    /// One pass of coordinate descent on `training` (indices into `trials`): returns the settings and
+    /// the values that differ from `base`.
+    static func descend(trials: [BroadEvaluation.Trial], training: [Int], base: FusionFilter.Settings,
+                        grid: [(name: String, values: [String])], objective: Objective,
+                        progress: ProgressLine, done: inout Int) async throws -> (FusionFilter.Settings, [String: String]) {
+        func score(_ s: FusionFilter.Settings) async -> Double {
+            let rs = await evaluate(training.map { (trials[$0], s) }, progress: nil)
+            done += training.count
+            progress.update(Double(done))
+            return rs.map(objective.score).reduce(0, +) / Double(max(1, rs.count))
+        }
+        var current = base
+        var currentScore = await score(base)
+        var changed: [String: String] = [:]
+        for entry in grid {
+            guard let key = SettingsOverrides.keys[entry.name] else { continue }
+            let start = current[keyPath: key]
+            var bestValue: String? = nil
+            for v in entry.values {
+                var s = current
+                try SettingsOverrides.apply(["\(entry.name)=\(v)"], to: &s)
+                if abs(s[keyPath: key] - start) <= 1e-6 * max(1e-3, abs(start)) { continue }
+                let sc = await score(s)
+                if sc < currentScore - 1e-9 { currentScore = sc; bestValue = v; current = s }
+            }
+            if let bestValue { changed[entry.name] = bestValue }
+        }
+        return (current, changed)
+    }
+
+    /// Leave-one-trial-out with coordinate descent in every fold.
+    static func runDescent(trials: [BroadEvaluation.Trial], base: FusionFilter.Settings, objective: Objective,
+                           grid: [(name: String, values: [String])], anchorsPath: String?) async throws -> Report {
+        let n = trials.count
+        let candidates = grid.map { $0.values.count - 1 }.reduce(0, +) + 1
+        let total = (n + 1) * candidates * n + 3 * n
+        let progress = ProgressLine("cross-validating \(grid.count) settings by coordinate descent, \(n + 1) × \(candidates) runs", total: Double(total), always: true)
+        var done = 0
+        let shipped = await evaluate(trials.map { ($0, base) }, progress: nil)
+        done += n
+        let (tunedAll, changedAll) = try await descend(trials: trials, training: Array(0..<n), base: base, grid: grid,
+                                                       objective: objective, progress: progress, done: &done)
+        let inSampleTuned = await evaluate(trials.map { ($0, tunedAll) }, progress: nil)
+        done += n
+        var foldJobs: [(trial: BroadEvaluation.Trial, settings: FusionFilter.Settings)] = []
+        var foldSettings: [String: [String: String]] = [:]
+        for k in 0..<n {
+            progress.update(Double(done), detail: "fold \(k + 1)/\(n): \(trials[k].name) held out")
+            let (s, changed) = try await descend(trials: trials, training: (0..<n).filter { $0 != k }, base: base, grid: grid,
+                                                 objective: objective, progress: progress, done: &done)
+            foldJobs.append((trials[k], s))
+            foldSettings[trials[k].name] = changed
+        }
+        let crossValidated = await evaluate(foldJobs, progress: nil)
+        progress.finish()
+        var parameters: [ParameterResult] = []
+        for entry in grid {
+            var picks: [String: Int] = [:]
+            for k in 0..<n { picks[foldSettings[trials[k].name]?[entry.name] ?? "shipped", default: 0] += 1 }
+            parameters.append(ParameterResult(name: entry.name, shipped: "", candidates: [:], inSamplePick: changedAll[entry.name] ?? "shipped",
+                                              shippedScore: .nan, inSampleScore: .nan, crossValidatedScore: .nan, foldPicks: picks))
+        }
+        return try report(trials: trials, objective: objective, method: .descent, parameters: parameters, shipped: shipped,
+                          inSampleTuned: inSampleTuned, crossValidated: crossValidated, foldSettings: foldSettings, anchorsPath: anchorsPath)
+    }
+
+    static func run(trials: [BroadEvaluation.Trial], base: FusionFilter.Settings, objective: Objective, method: Method,
+                    only: [String], anchorsPath: String?) async throws -> Report {
+        let grid = only.isEmpty ? fusionGrid : fusionGrid.filter { only.contains($0.name) }
+        guard !grid.isEmpty else {
+            throw ValidationError("no tuned setting among \(only); the grid has \(fusionGrid.map(\.name).joined(separator: ", "))")
+        }
+        let n = trials.count
+        guard n >= 3 else { throw ValidationError("cross-validation needs at least 3 trials, got \(n)") }
+        if method == .descent {
+            return try await runDescent(trials: trials, base: base, objective: objective, grid: grid, anchorsPath: anchorsPath)
+        }
+        // Candidate settings: (parameter index, value) → settings; the shipped settings once.
+        var jobs: [(p: Int, v: String, s: FusionFilter.Settings)] = []
+        var shippedValue: [String] = []
+        for (pi, entry) in grid.enumerated() {
+            var shippedLabel = "?"
+            for v in entry.values {
+                var s = base
+                try SettingsOverrides.apply(["\(entry.name)=\(v)"], to: &s)
+                if let key = SettingsOverrides.keys[entry.name],
+                   abs(s[keyPath: key] - base[keyPath: key]) <= 1e-6 * max(1e-3, abs(base[keyPath: key])) {
+                    shippedLabel = v
+                    continue
+                }
+                jobs.append((pi, v, s))
+            }
+            if shippedLabel == "?" {
+                Output.note("cross-validate: the grid of \(entry.name) does not hold its current value; it is scored but not a candidate")
+            }
+            shippedValue.append(shippedLabel)
+        }
+        let totalRuns = (jobs.count + 1) * n + 2 * n
+        let progress = ProgressLine("cross-validating \(grid.count) settings, \(jobs.count + 1) candidate runs of \(n) trials", total: Double(totalRuns), always: true)
+        var finished = 0
+        let shipped = await evaluate(trials.map { ($0, base) }, progress: progress, offset: finished)
+        finished += n
+        // scores[p][value] = per-trial results
+        var results = [[String: [BroadEvaluation.TrialResult]]](repeating: [:], count: grid.count)
+        for pi in grid.indices where shippedValue[pi] != "?" { results[pi][shippedValue[pi]] = shipped }
+        for job in jobs {
+            let r = await evaluate(trials.map { ($0, job.s) }, progress: progress, offset: finished)
+            finished += n
+            results[job.p][job.v] = r
+        }
+        func mean(_ rs: [BroadEvaluation.TrialResult], excluding k: Int?) -> Double {
+            var sum = 0.0, count = 0
+            for (i, r) in rs.enumerated() where i != k { sum += objective.score(r); count += 1 }
+            return sum / Double(max(1, count))
+        }
+        /// The value of parameter `pi` with the lowest mean objective over all trials but `k`.
+        func pick(_ pi: Int, excluding k: Int?) -> String {
+            let values = grid[pi].values.filter { results[pi][$0] != nil }
+            var best = shippedValue[pi] != "?" ? shippedValue[pi] : values[0]
+            var bestScore = mean(results[pi][best]!, excluding: k)
+            for v in values {
+                let s = mean(results[pi][v]!, excluding: k)
+                if s < bestScore - 1e-12 { best = v; bestScore = s }
+            }
+            return best
+        }
+        var parameters: [ParameterResult] = []
+        for pi in grid.indices {
+            var candidates: [String: Double] = [:]
+            for (v, rs) in results[pi] { candidates[v] = mean(rs, excluding: nil) }
+            let inSample = pick(pi, excluding: nil)
+            var cv = 0.0
+            var picks: [String: Int] = [:]
+            for k in 0..<n {
+                let v = pick(pi, excluding: k)
+                picks[v, default: 0] += 1
+                cv += objective.score(results[pi][v]![k])
+            }
+            parameters.append(ParameterResult(
+                name: grid[pi].name, shipped: shippedValue[pi], candidates: candidates, inSamplePick: inSample,
+                shippedScore: mean(shipped, excluding: nil), inSampleScore: candidates[inSample] ?? .nan,
+                crossValidatedScore: cv / Double(n), foldPicks: picks))
+        }
+        // All constants together: the picks on all trials (in-sample), and per fold (cross-validated).
+        func settings(excluding k: Int?) throws -> (FusionFilter.Settings, [String: String]) {
+            var s = base
+            var changed: [String: String] = [:]
+            for pi in grid.indices {
+                let v = pick(pi, excluding: k)
+                if v != shippedValue[pi] { changed[grid[pi].name] = v }
+                try SettingsOverrides.apply(["\(grid[pi].name)=\(v)"], to: &s)
+            }
+            return (s, changed)
+        }
+        let (tunedAll, _) = try settings(excluding: nil)
+        let inSampleTuned = await evaluate(trials.map { ($0, tunedAll) }, progress: progress, offset: finished)
+        finished += n
+        var foldJobs: [(trial: BroadEvaluation.Trial, settings: FusionFilter.Settings)] = []
+        var foldSettings: [String: [String: String]] = [:]
+        for k in 0..<n {
+            let (s, changed) = try settings(excluding: k)
+            foldJobs.append((trials[k], s))
+            foldSettings[trials[k].name] = changed
+        }
+        let crossValidated = await evaluate(foldJobs, progress: progress, offset: finished)
+        progress.finish()
+        return try report(trials: trials, objective: objective, method: .separate, parameters: parameters, shipped: shipped,
+                          inSampleTuned: inSampleTuned, crossValidated: crossValidated, foldSettings: foldSettings, anchorsPath: anchorsPath)
+    }
+
+    static func report(trials: [BroadEvaluation.Trial], objective: Objective, method: Method, parameters: [ParameterResult],
+                       shipped: [BroadEvaluation.TrialResult], inSampleTuned: [BroadEvaluation.TrialResult],
+                       crossValidated: [BroadEvaluation.TrialResult], foldSettings: [String: [String: String]],
+                       anchorsPath: String?) throws -> Report {
+
+        func row(_ label: String, _ rs: [BroadEvaluation.TrialResult]) -> Row {
+            Row(label: label,
+                groups9D: Dictionary(uniqueKeysWithValues: BroadEvaluation.groupMeans(rs) { $0.ours9D }.map { ($0.group, $0.errors) }),
+                groups6D: Dictionary(uniqueKeysWithValues: BroadEvaluation.groupMeans(rs) { $0.ours6D }.map { ($0.group, $0.errors) }))
+        }
+        var rows = [row("ours, shipped values (in-sample)", shipped),
+                    row("ours, picks on all trials (in-sample)", inSampleTuned),
+                    row("ours, leave-one-trial-out (cross-validated)", crossValidated)]
+        var perTrial: [String: [String: BroadEvaluation.Errors]] = [:]
+        for (i, t) in trials.enumerated() {
+            perTrial[t.name] = ["shipped 9D": shipped[i].ours9D, "shipped 6D": shipped[i].ours6D,
+                                "cross-validated 9D": crossValidated[i].ours9D, "cross-validated 6D": crossValidated[i].ours6D]
+        }
+        if let anchorsPath {
+            let anchors = try readAnchorTrials(anchorsPath)
+            for filter in ["VQF 9D", "VQF 6D"] {
+                guard let byTrial = anchors[filter] else { continue }
+                var r9: [String: BroadEvaluation.Errors] = [:]
+                for g in BroadEvaluation.groupOrder {
+                    let es = trials.filter { $0.groups.contains(g) }.compactMap { byTrial[$0.name] }
+                    guard !es.isEmpty, es.count == trials.filter({ $0.groups.contains(g) }).count else { continue }
+                    let m = Double(es.count)
+                    r9[g] = BroadEvaluation.Errors(total: es.map(\.total).reduce(0, +) / m,
+                                                   heading: es.map(\.heading).reduce(0, +) / m,
+                                                   inclination: es.map(\.inclination).reduce(0, +) / m)
+                }
+                rows.append(filter == "VQF 9D" ? Row(label: filter, groups9D: r9, groups6D: [:]) : Row(label: filter, groups9D: [:], groups6D: r9))
+                for t in trials { if let e = byTrial[t.name] { perTrial[t.name, default: [:]][filter] = e } }
+            }
+        }
+        return Report(objective: objective.rawValue, method: method.rawValue, trials: trials.map(\.name), parameters: parameters, rows: rows,
+                      foldSettings: foldSettings, perTrial: perTrial)
+    }
+
+    /// The report as text tables.
+    static func render(_ r: Report) -> String {
+        var out: [String] = []
+        out.append("Objective per trial: \(r.objective == "sum" ? "9D total + 6D total RMSE" : r.objective + " total RMSE") (degrees); \(r.trials.count) trials, leave-one-trial-out; picks: \(r.method).")
+        out.append("")
+        if r.method == Method.descent.rawValue {
+            let rows = r.parameters.map { p in
+                [p.name, p.inSamplePick, p.foldPicks.sorted { $0.value > $1.value }.map { "\($0.key)×\($0.value)" }.joined(separator: " ")]
+            }
+            out.append(Output.table(["setting", "pick on all trials", "fold picks"], rows))
+        }
+        let paramRows = r.parameters.filter { _ in r.method == Method.separate.rawValue }.map { p -> [String] in
+            let picks = p.foldPicks.sorted { $0.value > $1.value }.map { "\($0.key)×\($0.value)" }.joined(separator: " ")
+            return [p.name, p.shipped, Output.fixed(p.shippedScore, 4), p.inSamplePick, Output.fixed(p.inSampleScore, 4),
+                    Output.fixed(p.crossValidatedScore, 4), Output.fixed(p.crossValidatedScore - p.shippedScore, 4), picks]
+        }
+        if !paramRows.isEmpty {
+            out.append(Output.table(["setting (tuned alone)", "shipped", "score", "in-sample pick", "score", "cross-validated",
+                                     "CV − shipped", "fold picks"], paramRows))
+        }
+        out.append("")
+        let groups = BroadEvaluation.groupOrder.filter { g in r.rows.first?.groups9D[g] != nil }
+        func cell(_ e: BroadEvaluation.Errors?) -> String {
+            guard let e else { return "–" }
+            return "\(Output.fixed(e.total, 2)) / \(Output.fixed(e.heading, 2)) / \(Output.fixed(e.inclination, 2))"
+        }
+        var rows: [[String]] = []
+        for row in r.rows where !row.groups9D.isEmpty {
+            rows.append([row.label.hasPrefix("VQF") ? row.label : row.label + " 9D"] + groups.map { cell(row.groups9D[$0]) })
+        }
+        for row in r.rows where !row.groups6D.isEmpty {
+            rows.append([row.label.hasPrefix("VQF") ? row.label : row.label + " 6D"] + groups.map { cell(row.groups6D[$0]) })
+        }
+        if let vqf9 = r.rows.first(where: { $0.label == "VQF 9D" }), let vqf6 = r.rows.first(where: { $0.label == "VQF 6D" }) {
+            for row in r.rows.prefix(3) {
+                rows.append(["\(row.label): 9D / VQF 9D, 6D / VQF 6D (total)"] + groups.map { g in
+                    guard let a = row.groups9D[g], let b = vqf9.groups9D[g], let c = row.groups6D[g], let d = vqf6.groups6D[g] else { return "–" }
+                    return "\(Output.fixed(a.total / b.total, 3)), \(Output.fixed(c.total / d.total, 3))"
+                })
+            }
+        }
+        out.append(Output.table(["(total / heading / inclination, °)"] + groups, rows))
+        out.append("")
+        let changedFolds = r.foldSettings.sorted { $0.key < $1.key }.map { k, v in
+            [k, v.isEmpty ? "(shipped values)" : v.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")]
+        }
+        out.append(Output.table(["held-out trial", "values picked on the other trials (where not the shipped one)"], changedFolds))
+        return out.joined(separator: "\n")
+    }
+}

@@ -105,6 +105,7 @@ public final class LiveViewServer: Sendable {
         var hello = source.hello
         hello.sampleRate = rate
         try await outbound.write(.text(ServerMessageWriter.hello(hello)))
+        source.pageOpened()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await message in messages { try await outbound.write(.text(message)) }

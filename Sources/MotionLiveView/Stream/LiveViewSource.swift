@@ -13,8 +13,16 @@ public protocol LiveViewSource: AnyObject, Sendable {
     func tick(into broadcaster: LiveBroadcaster) -> LiveClock
     /// Carries out a page's command; throws a message for the page when it cannot.
     func handle(_ command: PageCommand, broadcaster: LiveBroadcaster) throws(LiveViewSourceError)
+    /// A page opened: a source that can resend what came before (a timeline) does so, so that a page
+    /// opened on a paused recording is not empty.
+    func pageOpened()
     /// Stops sending.
     func stop()
+}
+
+extension LiveViewSource {
+    /// Does nothing: a live device cannot resend the past.
+    public func pageOpened() {}
 }
 
 /// Why a source refused a command (the page shows the message).

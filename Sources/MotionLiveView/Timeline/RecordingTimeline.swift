@@ -159,6 +159,13 @@ public final class RecordingTimeline: LiveViewSource, @unchecked Sendable {
         }
     }
 
+    /// Resends the 10 s before the play head with the next batch (to every page: they all clear and refill).
+    public func pageOpened() {
+        lock.lock()
+        needsPrefill = true
+        lock.unlock()
+    }
+
     /// Stops the play head.
     public func stop() {
         lock.lock()

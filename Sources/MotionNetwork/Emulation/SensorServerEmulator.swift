@@ -24,8 +24,13 @@ public final class SensorServerEmulator: @unchecked Sendable {
     private var paused = false
     private var malformed = 0
     private var malformedCounter = 0
-    /// Connections accepted so far (upgrades).
-    public private(set) var connectionCount = 0
+    /// WebSocket upgrades so far, including those closed at once for a missing sensor or a bad request.
+    public var connectionCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return upgrades
+    }
+    private var upgrades = 0
 
     public init(source: PhoneEmulationSource, missing: Set<SensorServerSensor> = [], bootOffset: Double = 86_400.5) {
         self.source = source
@@ -103,7 +108,12 @@ public final class SensorServerEmulator: @unchecked Sendable {
     func register(_ channel: any Channel) {
         lock.lock()
         connections[ObjectIdentifier(channel)] = channel
-        connectionCount += 1
+        lock.unlock()
+    }
+
+    func noteUpgrade() {
+        lock.lock()
+        upgrades += 1
         lock.unlock()
     }
 
@@ -183,6 +193,7 @@ private final class SensorServerStreamHandler: ChannelInboundHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        emulator.noteUpgrade()
         let parts = uri.split(separator: "?", maxSplits: 1)
         let path = parts.first.map { String($0).lowercased() } ?? ""
         var query: [String: String] = [:]

@@ -279,6 +279,14 @@ public final class PhoneStreamDevice: MotionDevice, @unchecked Sendable {
         keep(userAcceleration, in: &referenceData.userAcceleration)
     }
 
+    /// Counts `count` readings refused before conversion (too few values, not a rotation) and logs why.
+    func refuse(_ message: String, count: Int = 1) {
+        lock.lock()
+        stats.refusedReadings += count
+        lock.unlock()
+        report(message, category: "reading")
+    }
+
     /// Logs a problem: a malformed reply (`category` "malformed"), a refused reading, a failed request.
     /// The first ten of each category are logged as errors, then every hundredth with the count, so that a
     /// hostile phone cannot flood the log.

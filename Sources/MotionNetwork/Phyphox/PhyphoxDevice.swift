@@ -126,18 +126,8 @@ public enum PhyphoxDevice {
     ) throws(PhoneRequestError) -> PhoneStreamDevice {
         let device = PhoneStreamDevice(name: "phyphox:\(settings.url)", clock: clock, settings: settings.stream, logger: logger)
         let poller = PhyphoxPoller(settings: settings, device: device)
-        // A thread of its own, not a Task: the caller may be blocking a thread of Swift concurrency's pool
-        // (a test, an async main) while the device waits for the first data.
-        let thread = Thread { poller.run() }
-        thread.name = "coremotion.phyphox"
-        thread.start()
-        guard device.waitForFirstData() else {
-            let problem = device.statistics.lastProblem
-            device.close()
-            throw PhoneRequestError(
-                "phyphox at \(settings.url) did not answer within \(settings.stream.wait) s"
-                    + (problem.map { " (\($0))" } ?? "")
-                    + "; is remote access on, and the phone on this network?")
+        try device.start(thread: "coremotion.phyphox", loop: poller.run) { wait, problem in
+            "phyphox at \(settings.url) did not answer within \(wait) s\(problem); is remote access on, and the phone on this network?"
         }
         return device
     }

@@ -60,17 +60,8 @@ public enum SensorServerDevice {
     ) throws(PhoneRequestError) -> PhoneStreamDevice {
         let device = PhoneStreamDevice(name: "sensorserver:\(settings.url)", clock: clock, settings: settings.stream, logger: logger)
         let client = SensorServerClient(settings: settings, device: device)
-        // A thread of its own, not a Task: the caller may be blocking a thread of Swift concurrency's pool.
-        let thread = Thread { client.run() }
-        thread.name = "coremotion.sensorserver"
-        thread.start()
-        guard device.waitForFirstData() else {
-            let problem = device.statistics.lastProblem
-            device.close()
-            throw PhoneRequestError(
-                "SensorServer at \(settings.url) did not answer within \(settings.stream.wait) s"
-                    + (problem.map { " (\($0))" } ?? "")
-                    + "; is its server started, and the phone on this network?")
+        try device.start(thread: "coremotion.sensorserver", loop: client.run) { wait, problem in
+            "SensorServer at \(settings.url) did not answer within \(wait) s\(problem); is its server started, and the phone on this network?"
         }
         return device
     }

@@ -187,8 +187,12 @@ private final class SensorServerStreamHandler: ChannelInboundHandler {
         data.writeInteger(code.rawValue)
         data.writeString(reason)
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))).whenComplete { _ in
-            channel.close(promise: nil)
+        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
+        // As SensorServer does from onOpen: just after the handshake. A few milliseconds after it here, so
+        // that the tests check the device's handling of the codes rather than the race of a close that
+        // overtakes the client's upgrade (which the device survives by reconnecting, more slowly).
+        context.eventLoop.scheduleTask(in: .milliseconds(20)) {
+            channel.writeAndFlush(frame).whenComplete { _ in channel.close(promise: nil) }
         }
     }
 

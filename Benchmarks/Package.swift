@@ -62,6 +62,14 @@ let package = Package(
             path: "ServiceBenchmarks",
             plugins: plugins
         ),
+        .executableTarget(
+            name: "NetworkBenchmarks",
+            dependencies: benchmarkDependencies + [
+                .product(name: "MotionNetwork", package: "swift-core-motion"),
+            ],
+            path: "NetworkBenchmarks",
+            plugins: plugins
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -104,6 +104,32 @@ struct SensorLoggerHTTPTests {
         #expect(try RawHTTP.post(port: port, body: body, headers: ["Authorization": "Bearer s3cret"]).status == 200)
     }
 
+    /// One receiver per address in a process: a second user of HOST:PORT shares it (the motion device and a
+    /// headphone source), another token is refused, a device may follow another phone on the same port.
+    @Test func receiverRegistrySharesOneServerPerAddress() throws {
+        let registry = SensorLoggerReceivers()
+        let probe = SensorLoggerServer(configuration: SensorLoggerConfiguration(port: 0))
+        let port = try probe.start()
+        probe.stop()
+        defer { registry.stopAll() }
+        let first = try registry.receiver(for: SensorLoggerConfiguration(port: port))
+        let second = try registry.receiver(for: SensorLoggerConfiguration(port: port, wait: 0))
+        #expect(first === second && registry.existing(host: "127.0.0.1", port: port) === first)
+        #expect(throws: SensorLoggerConfigurationError.self) { try registry.receiver(for: SensorLoggerConfiguration(port: port, token: "other")) }
+        let other = SensorLoggerDevice(server: first, deviceId: "phone-B")
+        var b = SyntheticPhone(platform: .ios)
+        b.deviceId = "phone-B"
+        b.start = Int64(Date().timeIntervalSince1970 * 1e9)
+        var a = b
+        a.deviceId = "phone-A"
+        #expect(try RawHTTP.post(port: port, body: b.message(0)).status == 200)
+        #expect(try RawHTTP.post(port: port, body: a.message(0)).status == 200)
+        // phone-B pushed first but was asked for by id: the default device follows phone-A.
+        #expect(first.chosenPhone?.deviceId == "phone-A")
+        #expect(other.phone?.deviceId == "phone-B" && other.live === first.phone("phone-B")?.device)
+        #expect(SensorLoggerDevice(server: first).live === first.device)
+    }
+
     @Test func deviceSpecification() throws {
         let spec = try DeviceSpecification.parse("sensorlogger:127.0.0.1:8000?token=t&platform=android&device=ABC&wait=2")
         guard case .sensorLogger(let c) = spec else { Issue.record("\(spec)"); return }

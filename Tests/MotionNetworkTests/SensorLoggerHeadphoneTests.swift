@@ -162,11 +162,11 @@ extension SensorLoggerHTTPTests {
 
     @Test func aSecondAddressIsASecondReceiver() throws {
         let registry = SensorLoggerReceivers()
-        let a = try registry.server(for: SensorLoggerConfiguration(port: 0, wait: 0), clock: VirtualClock())
+        let a = try registry.receiver(for: SensorLoggerConfiguration(port: 0, wait: 0), clock: VirtualClock())
         let portA = try #require(a.port)
-        let again = try registry.server(for: SensorLoggerConfiguration(port: portA, wait: 0), clock: VirtualClock())
+        let again = try registry.receiver(for: SensorLoggerConfiguration(port: portA, wait: 0), clock: VirtualClock())
         #expect(again === a)
-        let b = try registry.server(for: SensorLoggerConfiguration(port: 0, wait: 0), clock: VirtualClock())
+        let b = try registry.receiver(for: SensorLoggerConfiguration(port: 0, wait: 0), clock: VirtualClock())
         #expect(b !== a)
         a.stop()
         b.stop()

@@ -71,7 +71,7 @@ enum NetworkListing {
             print("phone \(p.deviceId)\(p.sessionId.map { ", session \($0)" } ?? "")")
             print("  convention: \(p.convention ?? "undecided")\(p.reason.map { " — \($0)" } ?? "")")
             print("  \(p.messages) messages, \(p.duplicates) duplicates; batch period \(p.batchPeriod.map { Output.fixed($0 * 1000, 0) + " ms" } ?? "?"), jitter delay \(Output.fixed(p.delay * 1000, 0)) ms")
-            print("  sensors: " + (p.sensors.isEmpty ? "none yet" : p.sensors.sorted { $0.key < $1.key }.map { "\($0.key) \(Output.fixed($0.value, 1)) Hz (from \(p.sources[$0.key] ?? "?"))" }.joined(separator: ", ")))
+            print("  sensors: " + (p.sensors.isEmpty ? "none yet" : p.sensors.sorted { $0.key < $1.key }.map { "\($0.key) \(Output.fixed($0.value, 1)) Hz (from \(p.sources[$0.key] ?? $0.key))" }.joined(separator: ", ")))
             print("  readings: " + p.readings.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         }
         print("replies: " + replies.sorted { $0.key < $1.key }.map { "\($0.key) × \($0.value)" }.joined(separator: ", "))

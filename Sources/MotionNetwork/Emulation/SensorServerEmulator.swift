@@ -24,8 +24,13 @@ public final class SensorServerEmulator: @unchecked Sendable {
     private var paused = false
     private var malformed = 0
     private var malformedCounter = 0
-    /// Connections accepted so far (upgrades).
-    public private(set) var connectionCount = 0
+    /// WebSocket upgrades so far, including those closed at once for a missing sensor or a bad request.
+    public var connectionCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return upgrades
+    }
+    private var upgrades = 0
 
     public init(source: PhoneEmulationSource, missing: Set<SensorServerSensor> = [], bootOffset: Double = 86_400.5) {
         self.source = source
@@ -103,7 +108,12 @@ public final class SensorServerEmulator: @unchecked Sendable {
     func register(_ channel: any Channel) {
         lock.lock()
         connections[ObjectIdentifier(channel)] = channel
-        connectionCount += 1
+        lock.unlock()
+    }
+
+    func noteUpgrade() {
+        lock.lock()
+        upgrades += 1
         lock.unlock()
     }
 
@@ -177,12 +187,17 @@ private final class SensorServerStreamHandler: ChannelInboundHandler {
         data.writeInteger(code.rawValue)
         data.writeString(reason)
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))).whenComplete { _ in
-            channel.close(promise: nil)
+        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
+        // As SensorServer does from onOpen: just after the handshake. A few milliseconds after it here, so
+        // that the tests check the device's handling of the codes rather than the race of a close that
+        // overtakes the client's upgrade (which the device survives by reconnecting, more slowly).
+        context.eventLoop.scheduleTask(in: .milliseconds(20)) {
+            channel.writeAndFlush(frame).whenComplete { _ in channel.close(promise: nil) }
         }
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        emulator.noteUpgrade()
         let parts = uri.split(separator: "?", maxSplits: 1)
         let path = parts.first.map { String($0).lowercased() } ?? ""
         var query: [String: String] = [:]

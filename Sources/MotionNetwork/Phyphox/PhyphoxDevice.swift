@@ -112,7 +112,7 @@ enum PhoneAddress {
 ///    every buffer in full again.
 ///
 /// Times: experiment time → the phone's wall clock through `/time` → this machine's uptime through a
-/// ``PhoneClockAnchor`` (min(arrival − time)), which absorbs the offset between the two machines' clocks.
+/// ``PhoneClock`` (min(arrival − time), slewed), which absorbs the offset between the two machines' clocks.
 /// Values: Android's conventions on both platforms (phyphox converts iOS's), to Apple's with
 /// ``AndroidConventions``: acceleration ÷ −9.80665 (Android) or ÷ −9.81 (iOS); rad/s and µT as they are;
 /// hPa ÷ 10; attitude (ENU, y north, on both) turned to x-north.
@@ -126,18 +126,8 @@ public enum PhyphoxDevice {
     ) throws(PhoneRequestError) -> PhoneStreamDevice {
         let device = PhoneStreamDevice(name: "phyphox:\(settings.url)", clock: clock, settings: settings.stream, logger: logger)
         let poller = PhyphoxPoller(settings: settings, device: device)
-        // A thread of its own, not a Task: the caller may be blocking a thread of Swift concurrency's pool
-        // (a test, an async main) while the device waits for the first data.
-        let thread = Thread { poller.run() }
-        thread.name = "coremotion.phyphox"
-        thread.start()
-        guard device.waitForFirstData() else {
-            let problem = device.statistics.lastProblem
-            device.close()
-            throw PhoneRequestError(
-                "phyphox at \(settings.url) did not answer within \(settings.stream.wait) s"
-                    + (problem.map { " (\($0))" } ?? "")
-                    + "; is remote access on, and the phone on this network?")
+        try device.start(thread: "coremotion.phyphox", loop: poller.run) { wait, problem in
+            "phyphox at \(settings.url) did not answer within \(wait) s\(problem); is remote access on, and the phone on this network?"
         }
         return device
     }
@@ -162,7 +152,7 @@ final class PhyphoxPoller: Sendable {
         var platform: PhyphoxPlatform
         var timeline = PhyphoxTimeline()
         var measuring: Bool
-        var anchor = PhoneClockAnchor()
+        var clock = PhoneClock()
         var lastTimeRead: Double = 0
     }
 
@@ -210,7 +200,7 @@ final class PhyphoxPoller: Sendable {
                     if let b = before, let a = current.timeline.firstStart, a != b {
                         device.logger.notice("\(device.name): a new measurement began (data cleared): reading every buffer in full")
                         current.poll.restart()
-                        current.anchor.reset()
+                        current.clock.reset()
                     }
                 }
             } else if device.clock.now - current.lastTimeRead > 60, let events = readTime() {
@@ -342,11 +332,9 @@ final class PhyphoxPoller: Sendable {
         if outcome.skippedRows > 0 {
             device.logger.debug("\(device.name): \(outcome.skippedRows) rows skipped (null values or repeats)")
         }
-        // The freshest sample of the reply sets the anchor first, so every row of it maps with it.
-        for batch in outcome.batches {
-            if let t = batch.times.last { session.anchor.observe(phoneTime: session.timeline.phoneTime(of: t), arrival: arrival) }
-        }
-        guard let offset = session.anchor.offset else { return }
+        // The freshest sample of the reply updates the clock first, so every row of it maps with it.
+        let newest = outcome.batches.compactMap { $0.times.last.flatMap { PhoneClock.nanoseconds(fromSeconds: session.timeline.phoneTime(of: $0)) } }.max()
+        if let newest { session.clock.observe(newestSample: newest, arrival: arrival) }
         let g = session.platform.gravity
         var samples: [SensorSample] = []
         var attitude: [TimedQuaternion] = []
@@ -356,7 +344,7 @@ final class PhyphoxPoller: Sendable {
         for batch in outcome.batches {
             let channel = session.poll.channels[batch.channel]
             for (t, row) in zip(batch.times, batch.rows) {
-                let time = session.timeline.phoneTime(of: t) + offset
+                guard let ns = PhoneClock.nanoseconds(fromSeconds: session.timeline.phoneTime(of: t)), let time = session.clock.hostTime(ns) else { continue }
                 switch channel.target {
                 case .raw(.barometer):
                     samples.append(.barometer(PressureReading(time: time, kilopascals: AndroidConventions.kilopascals(fromHectopascals: row[0]))))
@@ -377,7 +365,7 @@ final class PhyphoxPoller: Sendable {
                 }
             }
         }
-        if refused > 0 { device.report("\(refused) attitude rows are not rotations: skipped", category: "reading") }
+        if refused > 0 { device.refuse("\(refused) attitude rows are not rotations: skipped", count: refused) }
         samples.sort { $0.time < $1.time }
         device.ingest(samples, arrival: arrival)
         if !(attitude.isEmpty && gravity.isEmpty && user.isEmpty) {

@@ -14,28 +14,41 @@ public final class SensorLoggerDevice: MotionDevice, @unchecked Sendable {
     public let server: SensorLoggerServer
 
     /// The followed phone's live device: samples, headphone stream, statistics.
-    public var live: LiveDevice { server.device }
+    public let live: LiveDevice
+    /// The `deviceId` this device follows; `nil`: the server's default (its configured one, or the first to push).
+    public let deviceId: String?
 
-    public init(server: SensorLoggerServer) {
+    /// The device of the phone `deviceId` on `server` (`nil`: the phone the server follows by default).
+    public init(server: SensorLoggerServer, deviceId: String? = nil) {
         self.server = server
+        self.deviceId = deviceId
+        self.live = server.device(following: deviceId)
     }
 
-    /// Starts a receiver for `configuration` (or takes the one this process already runs on that address:
-    /// ``SensorLoggerReceivers``, shared with the headphones), waits for the first push as configured, and
-    /// returns the device.
+    /// Takes the process's receiver for `configuration`'s address (``SensorLoggerReceivers/shared``; started
+    /// now if this is its first user), waits for the followed phone's first push as configured, and returns
+    /// the device.
     ///
     /// - Throws: ``SensorLoggerConfigurationError`` when the server cannot listen (address in use, a
-    ///   non-loopback address without a token).
-    public static func open(_ configuration: SensorLoggerConfiguration, clock: any MotionClock = SystemClock.shared) throws(SensorLoggerConfigurationError) -> SensorLoggerDevice {
-        let server = try SensorLoggerReceivers.shared.server(for: configuration, clock: clock)
-        if configuration.wait > 0, server.waitForPhone(timeout: configuration.wait) != nil, configuration.settle > 0 {
+    ///   non-loopback address without a token), or the address has a receiver with another token.
+    public static func open(
+        _ configuration: SensorLoggerConfiguration, clock: any MotionClock = SystemClock.shared,
+        receivers: SensorLoggerReceivers = .shared
+    ) throws(SensorLoggerConfigurationError) -> SensorLoggerDevice {
+        let server = try receivers.receiver(for: configuration, clock: clock)
+        let followed = configuration.deviceId == server.configuration.deviceId ? nil : configuration.deviceId
+        let device = SensorLoggerDevice(server: server, deviceId: followed)
+        if configuration.wait > 0, server.waitForPhone(deviceId: followed, timeout: configuration.wait) != nil, configuration.settle > 0 {
             Thread.sleep(forTimeInterval: configuration.settle)
         }
-        return SensorLoggerDevice(server: server)
+        return device
     }
 
     /// The followed phone, once it pushed.
-    public var phone: SensorLoggerPhone? { server.chosenPhone }
+    public var phone: SensorLoggerPhone? {
+        if let deviceId { return server.phone(deviceId) }
+        return server.chosenPhone
+    }
 
     /// Apple's outputs the followed phone sent (attitude, gravity, user acceleration, pedometer, activity,
     /// relative altitude…), times on the device clock: reference data, never delivered as results.

@@ -29,7 +29,10 @@ public final class SensorLoggerServer: @unchecked Sendable {
     private var phonesById: [String: SensorLoggerPhone] = [:]
     private var order: [String] = []
     private var chosen: String?
+    /// Devices made for `&device=ID` before that phone pushed (``device(following:)``).
+    private var followers: [String: LiveDevice] = [:]
     private var stats = Statistics()
+    private var latency = HandlingLatency()
     private var logged = Set<String>()
     private var task: Task<Void, Never>?
     private var group: ServiceGroup?
@@ -88,13 +91,38 @@ public final class SensorLoggerServer: @unchecked Sendable {
 
     /// Waits until the followed phone has pushed, at most `timeout` seconds (wall clock); returns it, or `nil`.
     public func waitForPhone(timeout: TimeInterval) -> SensorLoggerPhone? {
+        waitForPhone(deviceId: nil, timeout: timeout)
+    }
+
+    /// Waits until the phone `deviceId` (`nil`: the phone ``device`` follows) has pushed, at most `timeout`
+    /// seconds (wall clock); returns it, or `nil`.
+    public func waitForPhone(deviceId: String?, timeout: TimeInterval) -> SensorLoggerPhone? {
         let deadline = Date().addingTimeInterval(timeout)
         lock.lock()
         defer { lock.unlock() }
-        while chosen == nil {
+        func found() -> SensorLoggerPhone? {
+            if let deviceId { return phonesById[deviceId] }
+            return chosen.flatMap { phonesById[$0] }
+        }
+        while found() == nil {
             if !lock.wait(until: deadline) { break }
         }
-        return chosen.flatMap { phonesById[$0] }
+        return found()
+    }
+
+    /// The live device of the phone `deviceId`, made now when that phone has not pushed yet (it is used
+    /// from its first push on); `nil` or the followed phone's id: ``device``. Several users of one receiver
+    /// (a motion device and a headphone source, two devices following two phones) share it this way.
+    public func device(following deviceId: String?) -> LiveDevice {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let deviceId, deviceId != configuration.deviceId else { return device }
+        if let phone = phonesById[deviceId] { return phone.device }
+        if let waiting = followers[deviceId] { return waiting }
+        let name = "sensorlogger:\(configuration.host):\(boundPort ?? configuration.port) (phone \(String(deviceId.prefix(8))))"
+        let live = LiveDevice(name: name, clock: clock, configuration: deviceConfiguration)
+        followers[deviceId] = live
+        return live
     }
 
     /// What the server answered so far.
@@ -102,6 +130,21 @@ public final class SensorLoggerServer: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return stats
+    }
+
+    /// How long pushes took from their arrival (the request head) to the end of their handling (decoded,
+    /// checked and in the phone's jitter buffer), over HTTP.
+    public var handlingLatency: HandlingLatency {
+        lock.lock()
+        defer { lock.unlock() }
+        return latency
+    }
+
+    /// Counts one push's handling time (the HTTP layer's).
+    func noteHandled(seconds: Double) {
+        lock.lock()
+        latency.add(seconds)
+        lock.unlock()
     }
 
     // MARK: Receiving
@@ -138,12 +181,17 @@ public final class SensorLoggerServer: @unchecked Sendable {
                 lock.unlock()
                 return refuse(SensorLoggerReply(status: 503, text: "too many phones (\(maximumPhones)) push to this receiver"), kind: "too many phones")
             }
-            let follows = configuration.deviceId.map { $0 == deviceId } ?? (chosen == nil)
+            // A phone some user asked for by id (device(following:)) keeps that device; the default device
+            // follows the configured id, or else the first other phone.
+            let waiting = followers.removeValue(forKey: deviceId)
+            let follows = waiting == nil && (configuration.deviceId.map { $0 == deviceId } ?? (chosen == nil))
             let name = "sensorlogger:\(configuration.host):\(boundPort ?? configuration.port) (phone \(deviceId.isEmpty ? "without deviceId" : String(deviceId.prefix(8))))"
             let live: LiveDevice
             if follows {
                 live = device
                 live.rename(name)
+            } else if let waiting {
+                live = waiting
             } else {
                 live = LiveDevice(name: name, clock: clock, configuration: deviceConfiguration)
             }
@@ -151,10 +199,8 @@ public final class SensorLoggerServer: @unchecked Sendable {
             phonesById[deviceId] = created
             order.append(deviceId)
             phone = created
-            if follows {
-                chosen = deviceId
-                lock.broadcast()
-            }
+            if follows { chosen = deviceId }
+            lock.broadcast()
             logger.notice("Sensor Logger phone \(deviceId) pushes to \(configuration.description)\(follows ? " (this device follows it)" : "")")
         }
         lock.unlock()
@@ -310,6 +356,8 @@ struct PushResponder: HTTPResponder {
             let reply = server.tooLarge()
             return Self.text(reply.status, reply.text, close: true)
         }
+        let entered = server.clock.now
+        defer { server.noteHandled(seconds: server.clock.now - entered) }
         var request = request
         let body: ByteBuffer
         do {
@@ -341,5 +389,38 @@ struct PushResponder: HTTPResponder {
         default: phrase = "Status"
         }
         return Response(status: HTTPResponse.Status(code: status, reasonPhrase: phrase), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// A histogram of handling times: 50 µs buckets up to 50 ms, and the rest counted above.
+public struct HandlingLatency: Sendable, Hashable {
+    /// Width of a bucket, seconds.
+    public static let bucketWidth = 50e-6
+    /// Counts per bucket; the last one holds everything from 50 ms on.
+    public private(set) var buckets = [Int](repeating: 0, count: 1001)
+    /// Pushes counted.
+    public private(set) var count = 0
+    /// The longest, seconds.
+    public private(set) var maximum = 0.0
+
+    public init() {}
+
+    mutating func add(_ seconds: Double) {
+        let index = seconds.isFinite ? min(max(Int(seconds / Self.bucketWidth), 0), buckets.count - 1) : buckets.count - 1
+        buckets[index] += 1
+        count += 1
+        maximum = max(maximum, seconds)
+    }
+
+    /// The `fraction` quantile (0.99: p99), seconds: the upper edge of its bucket (at most ``maximum``); 0 when empty.
+    public func quantile(_ fraction: Double) -> Double {
+        guard count > 0 else { return 0 }
+        let rank = Int((Double(count) * fraction).rounded(.up))
+        var seen = 0
+        for (i, n) in buckets.enumerated() {
+            seen += n
+            if seen >= rank { return min(Double(i + 1) * Self.bucketWidth, maximum) }
+        }
+        return maximum
     }
 }

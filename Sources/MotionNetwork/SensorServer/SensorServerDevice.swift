@@ -42,12 +42,12 @@ public struct SensorServerSettings: Sendable, Hashable {
 ///   Apple's (``SensorServerSensor/sample(values:time:)``); a malformed message, a reading with too few or
 ///   unbelievable values, or an unknown `type` is skipped with a logged error.
 /// - **Time**: `timestamp` is nanoseconds on the phone's boot clock, placed on this machine's uptime by a
-///   ``PhoneClockAnchor`` (min(arrival − timestamp)), anew on every connection.
+///   ``PhoneClock`` (min(arrival − timestamp) over a window, slewed), anew on every connection.
 /// - **A missing sensor** closes the connection with 4001 ("sensor of type X not found"): X is dropped, as
 ///   unavailable, and the others are asked for again (one sensor alone on `/sensor/connect?type=X`, whose
 ///   messages carry no `type`). A 4001 whose reason names no sensor makes the device try each sensor alone.
 /// - **Other closes**: 4004 (server stopped), 4005 (closed by the app's user) or a dropped connection:
-///   reconnect after 0.5 s, doubling up to 5 s, meanwhile the sensors go lost after the silence; 4002, 4003,
+///   reconnect after 0.1 s, doubling up to 5 s, meanwhile the sensors go lost after the silence; 4002, 4003,
 ///   4006–4009 (the request was refused): logged as errors, retried every 10 s.
 /// - The sampling period is SensorServer's setting on the phone (default 200 ms, 5 Hz): lower it there.
 public enum SensorServerDevice {
@@ -60,17 +60,8 @@ public enum SensorServerDevice {
     ) throws(PhoneRequestError) -> PhoneStreamDevice {
         let device = PhoneStreamDevice(name: "sensorserver:\(settings.url)", clock: clock, settings: settings.stream, logger: logger)
         let client = SensorServerClient(settings: settings, device: device)
-        // A thread of its own, not a Task: the caller may be blocking a thread of Swift concurrency's pool.
-        let thread = Thread { client.run() }
-        thread.name = "coremotion.sensorserver"
-        thread.start()
-        guard device.waitForFirstData() else {
-            let problem = device.statistics.lastProblem
-            device.close()
-            throw PhoneRequestError(
-                "SensorServer at \(settings.url) did not answer within \(settings.stream.wait) s"
-                    + (problem.map { " (\($0))" } ?? "")
-                    + "; is its server started, and the phone on this network?")
+        try device.start(thread: "coremotion.sensorserver", loop: client.run) { wait, problem in
+            "SensorServer at \(settings.url) did not answer within \(wait) s\(problem); is its server started, and the phone on this network?"
         }
         return device
     }
@@ -101,6 +92,13 @@ final class SensorServerClient: Sendable {
         }
     }
 
+    /// The pause before reconnecting after `failures` failures in a row: 0.1 s doubling up to 5 s. Short at
+    /// first: a phone that closes right after the upgrade (4001) sometimes loses its close frame with the
+    /// connection, and the next try should come at once.
+    static func backoff(_ failures: Int) -> Double {
+        min(0.1 * pow(2, Double(min(max(failures - 1, 0), 6))), 5)
+    }
+
     /// What one connection ended with.
     private enum Ending {
         case refused(SensorServerSensor?)
@@ -119,7 +117,7 @@ final class SensorServerClient: Sendable {
             } catch {
                 failures += 1
                 device.report("\(error)", category: "request")
-                pause(min(0.5 * pow(2, Double(min(failures - 1, 4))), 5))
+                pause(Self.backoff(failures))
                 continue
             }
             device.noteAnswered()
@@ -142,7 +140,7 @@ final class SensorServerClient: Sendable {
                 failures = 0
             case .retry(let after):
                 failures += 1
-                pause(after > 0 ? after : min(0.5 * pow(2, Double(min(failures - 1, 4))), 5))
+                pause(after > 0 ? after : Self.backoff(failures))
             }
         }
         if wanted.isEmpty {
@@ -166,7 +164,7 @@ final class SensorServerClient: Sendable {
 
     /// Reads one connection's messages until it closes.
     private func receive(_ socket: PhoneWebSocket, wanted: [SensorServerSensor]) -> Ending {
-        var anchor = PhoneClockAnchor()
+        var clock = PhoneClock()
         let single = wanted.count == 1 ? wanted[0] : nil
         while !device.isClosed {
             guard let event = socket.events.next(timeout: 0.2) else {
@@ -175,7 +173,7 @@ final class SensorServerClient: Sendable {
             }
             switch event {
             case .text(let bytes, let arrival):
-                handle(bytes, arrival: arrival, anchor: &anchor, single: single, wanted: wanted)
+                handle(bytes, arrival: arrival, clock: &clock, single: single, wanted: wanted)
             case .closed(let code, let reason):
                 return ending(code: code, reason: reason, wanted: wanted)
             }
@@ -206,7 +204,7 @@ final class SensorServerClient: Sendable {
         }
     }
 
-    private func handle(_ bytes: [UInt8], arrival: Double, anchor: inout PhoneClockAnchor, single: SensorServerSensor?, wanted: [SensorServerSensor]) {
+    private func handle(_ bytes: [UInt8], arrival: Double, clock: inout PhoneClock, single: SensorServerSensor?, wanted: [SensorServerSensor]) {
         let message: SensorServerMessage
         do {
             message = try SensorServerMessage.decode(bytes)
@@ -225,12 +223,11 @@ final class SensorServerClient: Sendable {
             return
         }
         guard message.values.count >= sensor.valueCount else {
-            device.report("\(sensor.rawValue) message with \(message.values.count) values, \(sensor.valueCount) needed: skipped", category: "reading")
+            device.refuse("\(sensor.rawValue) message with \(message.values.count) values, \(sensor.valueCount) needed: skipped")
             return
         }
-        let phoneTime = Double(message.timestamp) / 1e9
-        anchor.observe(phoneTime: phoneTime, arrival: arrival)
-        guard let time = anchor.uptime(of: phoneTime) else { return }
+        clock.observe(newestSample: message.timestamp, arrival: arrival)
+        guard let time = clock.hostTime(message.timestamp) else { return }
         device.ingest([sensor.sample(values: message.values, time: time)], arrival: arrival)
     }
 }

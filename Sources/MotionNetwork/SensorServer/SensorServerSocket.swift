@@ -44,6 +44,13 @@ final class PhoneSocketInbox: @unchecked Sendable {
         return queue.isEmpty ? nil : queue.removeFirst()
     }
 
+    /// Whether an event is waiting.
+    var hasEvents: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !queue.isEmpty
+    }
+
     /// Whether the inbox is finished and empty.
     var isDone: Bool {
         condition.lock()
@@ -112,8 +119,12 @@ final class PhoneWebSocket: Sendable {
             do {
                 try upgraded.futureResult.wait()
             } catch {
-                channel.close(promise: nil)
-                throw error
+                // The phone may upgrade and close at once (4001 for a missing sensor): the close can reach the
+                // requester before the upgrade's completion does. The frames it sent are then in the inbox.
+                if !continuation.hasEvents {
+                    channel.close(promise: nil)
+                    throw error
+                }
             }
             timer.cancel()
             channel.closeFuture.whenComplete { _ in
@@ -175,7 +186,12 @@ private final class UpgradeRequester: ChannelInboundHandler, RemovableChannelHan
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        failure.fail(PhoneRequestError("the phone closed the connection during the WebSocket upgrade"))
+        // Not at once: a phone that upgrades and closes straight away (4001) can have its close reach this
+        // handler while the upgrade is still completing; the upgrade's success, if it comes, wins.
+        let failure = self.failure
+        context.eventLoop.scheduleTask(in: .milliseconds(100)) {
+            failure.fail(PhoneRequestError("the phone closed the connection during the WebSocket upgrade"))
+        }
         context.fireChannelInactive()
     }
 

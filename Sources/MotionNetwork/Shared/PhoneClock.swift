@@ -93,6 +93,14 @@ public struct PhoneClock: Sendable {
         return Double(nanoseconds &- anchor) / 1e9 + offset
     }
 
+    /// Seconds on a phone clock (phyphox's wall-clock-placed experiment time) as nanoseconds; `nil` when not
+    /// finite or beyond ±292 years.
+    public static func nanoseconds(fromSeconds seconds: Double) -> Int64? {
+        let ns = (seconds * 1e9).rounded()
+        guard ns.isFinite, abs(ns) < 9.2e18 else { return nil }
+        return Int64(ns)
+    }
+
     /// Forgets everything (a new recording, or a phone back after a long silence).
     public mutating func reset() {
         self = PhoneClock(configuration: configuration)

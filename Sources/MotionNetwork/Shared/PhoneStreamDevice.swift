@@ -198,6 +198,23 @@ public final class PhoneStreamDevice: MotionDevice, @unchecked Sendable {
         if run { handler() }
     }
 
+    /// Runs `loop` (the source's polling or receiving loop, until ``close()``) on a thread of its own — not a
+    /// Task: the caller may be blocking a thread of Swift concurrency's pool (a test, an async main) — and
+    /// waits for the first data.
+    ///
+    /// - Throws: ``PhoneRequestError`` with `failure(wait, " (last problem)")` when the phone did not answer
+    ///   during ``PhoneStreamSettings/wait``; the device is closed then.
+    func start(thread name: String, loop: @escaping @Sendable () -> Void, failure: (Double, String) -> String) throws(PhoneRequestError) {
+        let thread = Thread { loop() }
+        thread.name = name
+        thread.start()
+        guard waitForFirstData() else {
+            let problem = statistics.lastProblem
+            close()
+            throw PhoneRequestError(failure(settings.wait, problem.map { " (\($0))" } ?? ""))
+        }
+    }
+
     /// The sensors the phone says it has, with a description of where each comes from. Replaces the
     /// previous announcement (a new phyphox session); the start waits for these.
     func announce(_ sensors: [SensorKind: String]) {
@@ -277,6 +294,14 @@ public final class PhoneStreamDevice: MotionDevice, @unchecked Sendable {
         keep(attitude, in: &referenceData.attitude)
         keep(gravity, in: &referenceData.gravity)
         keep(userAcceleration, in: &referenceData.userAcceleration)
+    }
+
+    /// Counts `count` readings refused before conversion (too few values, not a rotation) and logs why.
+    func refuse(_ message: String, count: Int = 1) {
+        lock.lock()
+        stats.refusedReadings += count
+        lock.unlock()
+        report(message, category: "reading")
     }
 
     /// Logs a problem: a malformed reply (`category` "malformed"), a refused reading, a failed request.

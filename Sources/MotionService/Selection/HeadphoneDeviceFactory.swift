@@ -59,8 +59,10 @@ public enum HeadphoneDeviceFactory {
         case .sensorLogger(let host, let port):
             // The process's receiver on that address (the phone's, when COREMOTION_DEVICE names the same one).
             do {
-                let server = try SensorLoggerReceivers.shared.server(
-                    for: SensorLoggerConfiguration(host: host, port: port, wait: 0), clock: clock)
+                // A receiver the phone already started (with its token, if any) is shared as it is.
+                let server = try SensorLoggerReceivers.shared.existing(host: host, port: port)
+                    ?? SensorLoggerReceivers.shared.receiver(
+                        for: SensorLoggerConfiguration(host: host, port: port, wait: 0), clock: clock)
                 return SensorLoggerHeadphones.device(server: server)
             } catch {
                 throw fail(

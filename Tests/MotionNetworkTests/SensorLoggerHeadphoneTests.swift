@@ -46,7 +46,7 @@ extension SensorLoggerHTTPTests {
     @Test func livePushThroughCMHeadphoneMotionManager() throws {
         let clock = VirtualClock(start: 1000)
         // The phone's receiver (COREMOTION_DEVICE=sensorlogger:127.0.0.1:PORT), then the headphones on the same address.
-        let server = try SensorLoggerReceivers.shared.server(
+        let server = try SensorLoggerReceivers.shared.receiver(
             for: SensorLoggerConfiguration(host: "127.0.0.1", port: 0, platform: .ios, wait: 0), clock: clock)
         let port = try #require(server.port)
         let headphones = try #require(

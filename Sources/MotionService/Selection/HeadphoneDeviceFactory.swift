@@ -60,9 +60,13 @@ public enum HeadphoneDeviceFactory {
             // The process's receiver on that address (the phone's, when COREMOTION_DEVICE names the same one).
             do {
                 // A receiver the phone already started (with its token, if any) is shared as it is.
-                let server = try SensorLoggerReceivers.shared.existing(host: host, port: port)
-                    ?? SensorLoggerReceivers.shared.receiver(
+                let server: SensorLoggerServer
+                if let running = SensorLoggerReceivers.shared.existing(host: host, port: port) {
+                    server = running
+                } else {
+                    server = try SensorLoggerReceivers.shared.receiver(
                         for: SensorLoggerConfiguration(host: host, port: port, wait: 0), clock: clock)
+                }
                 return SensorLoggerHeadphones.device(server: server)
             } catch {
                 throw fail(

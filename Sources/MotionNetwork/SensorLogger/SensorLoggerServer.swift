@@ -36,6 +36,8 @@ public final class SensorLoggerServer: @unchecked Sendable {
     private var logged = Set<String>()
     private var task: Task<Void, Never>?
     private var group: ServiceGroup?
+    /// The thread the server's tasks run on (the shutdown runs there too).
+    private var executor: DedicatedThreadExecutor?
     private var boundPort: Int?
 
     /// What the server answered so far.
@@ -265,7 +267,10 @@ public final class SensorLoggerServer: @unchecked Sendable {
             logger: quiet
         )
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: quiet))
-        let task = Task.detached {
+        // On a thread of its own (not the cooperative pool): this function waits for it below, and so may a
+        // caller that is itself on the pool.
+        let executor = DedicatedThreadExecutor(name: "sensorlogger \(configuration.host):\(configuration.port)")
+        let task = Task(executorPreference: executor) {
             do {
                 try await group.run()
                 outcome.finish(.failure(SensorLoggerConfigurationError(reason: "the server stopped")))
@@ -276,6 +281,7 @@ public final class SensorLoggerServer: @unchecked Sendable {
         lock.lock()
         self.task = task
         self.group = group
+        self.executor = executor
         lock.unlock()
         guard let result = outcome.wait(timeout: 15) else {
             task.cancel()
@@ -299,13 +305,14 @@ public final class SensorLoggerServer: @unchecked Sendable {
         lock.lock()
         let task = self.task
         let group = self.group
+        let executor = self.executor
         self.task = nil
         self.group = nil
         lock.unlock()
         guard let task, let group else { return }
         // A graceful shutdown: the listener closes, requests in flight finish.
         let done = DispatchSemaphore(value: 0)
-        Task.detached {
+        Task(executorPreference: executor) {
             await group.triggerGracefulShutdown()
             _ = await task.value
             done.signal()

@@ -113,6 +113,39 @@ else
     echo "notice: script(1) not found; BubbleLevel's terminal drawing not run"
 fi
 
+# --- HeadTracker ------------------------------------------------------------------------------------------
+# sim:bud-out-and-in at 2×: looking around (left 70°, right 70°, up, down, a tilt); both buds out from 4.5 s to
+# 6 s (disconnected after 0.5 s of it), then back: connected, disconnected, connected.
+log="$work/head.log"
+COREMOTION_DEVICE=none COREMOTION_HEADPHONE_DEVICE="sim:bud-out-and-in?speed=2" run HeadTracker "$log" 8; rc=$?
+lines=$(grep -cE '^yaw +[+-][0-9]+\.[0-9]°  pitch +[+-][0-9]+\.[0-9]°  roll +[+-][0-9]+\.[0-9]°' "$log")
+events=$(sed -nE 's/^\[headphones (connected|disconnected)\]$/\1/p' "$log" | tr '\n' ' ')
+top=$(sed -nE 's/^yaw +([+-][0-9]+)\..*/\1/p' "$log" | sort -n | tail -n 1)
+if [ "$rc" = 0 ] && [ "$lines" -ge 8 ] && [ "$events" = "connected disconnected connected " ] && [ "${top:-0}" -ge 50 ]; then
+    pass "HeadTracker (sim:bud-out-and-in at 2×, 8 s): $lines lines, connection $events, yaw up to ${top}°"
+else
+    fail "HeadTracker (sim:bud-out-and-in): exit $rc, $lines lines (want >= 8), events '$events' (want connected disconnected connected), highest yaw ${top:-none} (want >= 50°)"
+    show "$log"
+fi
+# A recording of real AirPods (head shakes): lines, one connection.
+log="$work/head-replay.log"
+COREMOTION_DEVICE=none COREMOTION_HEADPHONE_DEVICE="replay:$root/Tests/Fixtures/headphones/airpods-head-shake-excerpt.jsonl" run HeadTracker "$log" 2; rc=$?
+lines=$(grep -cE '^yaw +[+-][0-9]+\.[0-9]°' "$log")
+if [ "$rc" = 0 ] && [ "$lines" -ge 2 ] && grep -q '^\[headphones connected\]' "$log"; then
+    pass "HeadTracker (an AirPods capture, 2 s): $(grep -m1 '^yaw' "$log")"
+else
+    fail "HeadTracker (replay): exit $rc, $lines lines"
+    show "$log"
+fi
+log="$work/head-none.log"
+COREMOTION_DEVICE=none COREMOTION_HEADPHONE_DEVICE=none run HeadTracker "$log" 1; rc=$?
+if [ "$rc" = 1 ] && grep -q "COREMOTION_HEADPHONE_DEVICE" "$log"; then
+    pass "HeadTracker without headphones: says how to choose them, exit 1"
+else
+    fail "HeadTracker without headphones: exit $rc (want 1)"
+    show "$log"
+fi
+
 # --- StepCounter in process -------------------------------------------------------------------------------
 # sim:walking-in-hand stands 3 s, then walks at 1.9 steps/s. The first run counts live steps into a fresh
 # history file; the second finds them in today's history (hourly chart, activity).

@@ -268,7 +268,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MotionLiveViewTests",
-            dependencies: ["MotionLiveView", "MotionLiveViewProtocol", "TestSupport"],
+            dependencies: ["MotionLiveView", "MotionLiveViewProtocol", "MotionSamples", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import Foundation
 import MotionLiveView
 import MotionLiveViewProtocol
+import MotionSamples
 import Testing
 
 /// A source that publishes `channels` channels at every tick (one sample each) and records commands.
@@ -50,7 +51,11 @@ func withServer<T: Sendable>(
 ) async throws -> T {
     let server = LiveViewServer(source: source, access: try LiveViewAccess(host: "127.0.0.1", token: token), port: 0, rate: rate)
     let (ports, continuation) = AsyncStream<Int>.makeStream()
-    let task = Task { try await server.run { port in continuation.yield(port) } }
+    // The server on a thread of its own: other suites' synchronous tests may hold every thread of the
+    // cooperative pool (two on this machine) for seconds, and the server would not answer meanwhile.
+    let task = Task(executorPreference: DedicatedThreadExecutor(name: "view server (test)")) {
+        try await server.run { port in continuation.yield(port) }
+    }
     defer { task.cancel() }
     var iterator = ports.makeAsyncIterator()
     let port = try #require(await iterator.next())

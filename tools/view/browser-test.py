@@ -6,8 +6,9 @@ each page and checks: the page loads and connects, the plots move as samples arr
 frame switch and pause work, a seek moves the play head (recording), and the browser console has no
 error. Saves a screenshot of each page. Measures the drawing rate (requestAnimationFrame frames per
 second) with the 1 kHz device and the server's CPU time with one page open (/proc/PID/stat). Then each
-other device kind briefly (emulated IIO sensors, the system service, a recording as a live device):
-samples arrive, no console error.
+other device kind briefly (emulated IIO sensors, the system service, a recording as a live device, a phone
+pushing with Sensor Logger with headphones on the same receiver): samples arrive, no console error, and the
+headphones' box appears beside the phone.
 
     tools/view/browser-test.py [--binary .build/debug/coremotion] [--out DIR] [--recording FILE]
                                [--cpu-seconds 20] [--strict-performance]
@@ -44,9 +45,10 @@ def check(name, ok, detail=""):
 class ViewServer:
     """`coremotion view ARGS --port 0`; the address is read from its first line of output."""
 
-    def __init__(self, binary, args):
+    def __init__(self, binary, args, environment=None):
         self.process = subprocess.Popen([binary, "view", "--port", "0"] + args, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True)
+                                        stderr=subprocess.PIPE, text=True,
+                                        env=dict(os.environ, **(environment or {})))
         self.url = None
         self.errors = []
         threading.Thread(target=self._drain_errors, daemon=True).start()
@@ -270,6 +272,78 @@ def run_devices(args, out):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def make_phone_export(folder):
+    """The committed iPhone walk excerpt (a Sensor Logger export) with the committed AirPods excerpt added as
+    its Headphone.csv (gravity in m/s², devicelocation left, times on the walk's clock), for pushing."""
+    import json
+    import zipfile
+    with zipfile.ZipFile(os.path.join(ROOT, "Tests/Fixtures/recordings/sensorlogger/ios-walk.zip")) as archive:
+        archive.extractall(folder)
+    export = os.path.join(folder, "ios-walk")
+    with open(os.path.join(export, "Accelerometer.csv")) as f:
+        start_ns = int(f.readlines()[1].split(",")[0])
+    rows = [json.loads(line) for line in open(os.path.join(ROOT, "Tests/Fixtures/headphones/airpods-head-shake-excerpt.jsonl")) if line.strip()]
+    samples = [r for r in rows if r.get("type") == "sample"]
+    with open(os.path.join(export, "Headphone.csv"), "w") as out:
+        out.write("time,seconds_elapsed,quaternionW,quaternionX,quaternionY,quaternionZ,rotationRateX,rotationRateY,"
+                  "rotationRateZ,accelerationX,accelerationY,accelerationZ,gravityX,gravityY,gravityZ,devicelocation\n")
+        for sample in samples:
+            elapsed = sample["t"] - samples[0]["t"]
+            values = sample["q"] + sample["rot"] + sample["acc"] + [g * 9.80665 for g in sample["grav"]]
+            out.write(f"{start_ns + int(round(elapsed * 1e9))},{elapsed!r}," + ",".join(repr(v) for v in values) + ",left\n")
+    return export
+
+
+def run_phone(args, out):
+    """A phone on the network with headphones: Sensor Logger's HTTP push (tools/network/push-sensorlogger.py,
+    the walk excerpt with AirPods readings, looped) to `--device sensorlogger:127.0.0.1:PORT`, the headphones
+    on the same receiver (COREMOTION_HEADPHONE_DEVICE). The plots move and the headphones' box appears."""
+    work = tempfile.mkdtemp(prefix="coremotion-view-phone-")
+    port = free_port()
+    export = make_phone_export(work)
+    sender = subprocess.Popen([sys.executable, os.path.join(ROOT, "tools/network/push-sensorlogger.py"), "--url",
+                               f"http://127.0.0.1:{port}/push", "--folder", export, "--loop", "--clean", "--quiet"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    address = f"sensorlogger:127.0.0.1:{port}"
+    try:
+        server = ViewServer(args.binary, ["--device", address], {"COREMOTION_HEADPHONE_DEVICE": address})
+        driver = browser()
+        try:
+            driver.get(server.url)
+            ok, _ = wait_for(driver, "latestTime", lambda v: v is not None, timeout=30)
+            before = state(driver, "samples")
+            time.sleep(2)
+            after = state(driver, "samples")
+            check("sensorlogger: samples arrive and the plots move", ok and after > before, f"{before}→{after}")
+            deadline, note = time.time() + 20, ""
+            while time.time() < deadline:
+                note = driver.find_element(By.ID, "hp-note").text
+                if note == "headphones beside the device":
+                    break
+                time.sleep(0.2)
+            check("sensorlogger: the headphones (same receiver) appear beside the device", note == "headphones beside the device", note)
+            driver.save_screenshot(os.path.join(out, "view-sensorlogger-headphones.png"))
+            errors = console_errors(driver)
+            check("sensorlogger: no console errors", not errors, str(errors)[:500])
+        finally:
+            driver.quit()
+            server.stop()
+    finally:
+        sender.terminate()
+        try:
+            sender.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            sender.kill()
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/debug/coremotion"))
@@ -277,10 +351,11 @@ def main():
     parser.add_argument("--recording", default=os.path.join(ROOT, "Sources/CoreMotionCLI/Resources/demo/broad-06-fast-rotation-excerpt.csv"))
     parser.add_argument("--cpu-seconds", type=float, default=20)
     parser.add_argument("--strict-performance", action="store_true")
-    parser.add_argument("--only", choices=["recording", "simulator", "devices"])
+    parser.add_argument("--only", choices=["recording", "simulator", "devices", "phone"])
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    for name, run in (("recording", run_recording), ("simulator", run_simulator), ("devices", run_devices)):
+    for name, run in (("recording", run_recording), ("simulator", run_simulator), ("devices", run_devices),
+                      ("phone", run_phone)):
         if args.only and args.only != name:
             continue
         try:

@@ -38,7 +38,7 @@ let benchmarks: @Sendable () -> Void = {
         "load: 100 phones push acc + gyro + mag at 100 Hz in 250 ms batches to one receiver over loopback HTTP (\(Int(seconds)) s)",
         configuration: .init(
             metrics: [lostReadings, handlingP99, handlingMax, roundTripP99, receiverCPU, readingsPerSecond],
-            scalingFactor: .one, maxDuration: .seconds(Int(seconds) + 30), maxIterations: 1, warmupIterations: 0)
+            warmupIterations: 0, scalingFactor: .one, maxDuration: .seconds(Int(seconds) + 30), maxIterations: 1)
     ) { benchmark in
         let outcome = try runLoad(seconds: seconds)
         let lost = outcome.sent - outcome.accepted + outcome.droppedByPhones

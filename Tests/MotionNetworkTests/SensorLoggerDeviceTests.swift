@@ -173,8 +173,41 @@ struct SensorLoggerDeviceTests {
         #expect(abs(first.time - rig.origin - (0.255 - 0.2426)) < 0.0005, "\(first.time - rig.origin)")
     }
 
+    @Test func aStartJoinsTheStreamAsItFlows() throws {
+        // The phone pushes before anyone runs a sensor; an app that starts the accelerometer between two
+        // pushes gets its first sample at once (the buffer's delay old), not after the next push and a delay.
+        let clock = VirtualClock(start: 1000)
+        let server = SensorLoggerServer(configuration: SensorLoggerConfiguration(port: 0, platform: .ios), clock: clock)
+        let collector = PushCollector(clock: clock)
+        let phone = SyntheticPhone(platform: .ios)
+        let origin = clock.now
+        for k in 0..<8 {
+            clock.advance(to: origin + phone.arrival(k))
+            _ = server.receive(phone.message(k), authorization: nil, arrival: clock.now)
+        }
+        // Idle: only what is not yet due is held (about a delay's worth: 4 sensors, ≤ 0.3 s).
+        let delay = server.device.currentStatistics.delay
+        clock.advance(by: 0.1)
+        let start = clock.now
+        server.device.run([.accelerometer: 100], sink: collector.sink, events: collector.eventSink)
+        clock.advance(by: 0.02)
+        let first = try #require(collector.samples(of: .accelerometer).first)
+        #expect(first.time >= start - delay - 0.011 && first.time <= start, "first sample \(first.time - start) s from the start")
+        // And from then on, every sample of the phone, once.
+        for k in 8..<12 {
+            clock.advance(to: origin + phone.arrival(k))
+            _ = server.receive(phone.message(k), authorization: nil, arrival: clock.now)
+        }
+        clock.advance(by: 0.5)
+        let times = collector.samples(of: .accelerometer).map(\.time)
+        #expect(zip(times.dropFirst(), times).allSatisfy { $0 > $1 })
+        let expected = Int(((times.last ?? 0) - first.time) * 100 + 1.5)
+        #expect(times.count >= expected - 1 && times.count <= expected + 1, "\(times.count) samples, \(expected) expected")
+        #expect(times.count >= 100, "\(times.count) samples")
+    }
+
     @Test func phoneClockTracksTheMinimumAndSlews() {
-        var clock = PhoneClock()
+        var clock = PhoneClock(configuration: .init(settling: 0))
         let base: Int64 = 1_745_877_875_000_000_000
         // Arrivals 50 ms, then 20 ms after the newest sample: the offset follows the minimum.
         clock.observe(newestSample: base, arrival: 100.05)
@@ -189,6 +222,22 @@ struct SensorLoggerDeviceTests {
         clock.observe(newestSample: base + 750_000_000 + 5_000_000_000, arrival: 101.3)
         clock.observe(newestSample: base + 1_000_000_000 + 5_000_000_000, arrival: 101.6)
         #expect(clock.steps == 1)
+    }
+
+    @Test func phoneClockTakesAFasterMessageAtOnceWhileSettling() {
+        // The first push after a receiver starts came 0.47 s slower than the next (measured in a client's
+        // process): in the first 3 s the faster message's offset is taken at once, not slewed over minutes.
+        var clock = PhoneClock()
+        let base: Int64 = 1_745_877_875_000_000_000
+        clock.observe(newestSample: base, arrival: 100.5)
+        clock.observe(newestSample: base + 250_000_000, arrival: 100.28)
+        #expect(abs(clock.hostTime(base)! - 100.03) < 1e-9)
+        #expect(clock.steps == 0)
+        // A slower message does not raise it; after the settling time a faster one is slewed again.
+        clock.observe(newestSample: base + 500_000_000, arrival: 100.9)
+        #expect(abs(clock.hostTime(base)! - 100.03) < 1e-9)
+        clock.observe(newestSample: base + 4_000_000_000, arrival: 104.0)
+        #expect(abs(clock.hostTime(base)! - (100.03 - 0.002 * 3.1)) < 1e-9)
     }
 
     @Test func jitterBufferReleasesInTimeOrderAfterTheDelay() {

@@ -38,8 +38,12 @@ public enum LiveItem: Sendable, Hashable {
 /// - **Headphones.** ``subscribeHeadphone(_:)`` gives the paced headphone stream with connect and
 ///   disconnect events.
 ///
-/// Nobody listening, nothing is kept: items of sensors that are not running are dropped on arrival, and
-/// the buffer holds at most ``Configuration/maximumBuffered`` items. On a ``MotionSamples/VirtualClock``
+/// Samples of every sensor wait in the buffer for its delay whether or not the sensor runs, so an app that
+/// starts a sensor joins the stream as it flows (its first sample comes at once, the buffer's delay old, as
+/// every later one) instead of waiting up to a batch period and a delay for the next message (measured on
+/// a 250 ms pusher: a 2 s accelerometer run got 148 samples of 200 before, the first half-second missing).
+/// Samples of sensors that are not running are dropped when they fall due; with nobody listening at all
+/// nothing older than the delay is kept, and the buffer holds at most ``Configuration/maximumBuffered`` items. On a ``MotionSamples/VirtualClock``
 /// delivery happens inside `advance` (tests); on the system clock a thread wakes when items fall due.
 public final class LiveDevice: MotionDevice, @unchecked Sendable {
     /// Timing of availability and delivery.
@@ -305,12 +309,17 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
         let wantsLocation = locationSink != nil
         for item in items {
             switch item {
-            case .sample(let s): if active.contains(s.sensor) { buffer.insert(item, time: s.time) }
+            case .sample(let s): buffer.insert(item, time: s.time)
             case .headphone(let h): if wantsHeadphone { buffer.insert(item, time: h.time) }
             case .location(let fix):
                 noteFix(fix)
                 if wantsLocation { buffer.insert(item, time: fix.time) } else { lastFix = fix }
             }
+        }
+        if isIdle {
+            // Nobody to deliver to: keep only what is not yet due, so a start joins the stream as it flows.
+            let now = clock.now
+            while let first = buffer.oldestTime, first + buffer.delay <= now { _ = buffer.popFirst() }
         }
         while buffer.count > configuration.maximumBuffered {
             _ = buffer.popFirst()

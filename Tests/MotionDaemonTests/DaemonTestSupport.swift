@@ -119,7 +119,7 @@ final class RawClient {
     func send(_ message: ClientMessage) { send(message.encoded) }
 
     /// The next message, or `nil` on timeout or when the daemon closed the connection.
-    func receive(timeout: TimeInterval = 5) -> DaemonMessage? {
+    func receive(timeout: TimeInterval = 15) -> DaemonMessage? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let frame = try? splitter.nextFrame() {
@@ -137,7 +137,7 @@ final class RawClient {
     }
 
     /// Whether the daemon closed the connection within `timeout` (reading and discarding what comes).
-    func closedByPeer(timeout: TimeInterval = 5) -> Bool {
+    func closedByPeer(timeout: TimeInterval = 15) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while deadline.timeIntervalSinceNow > 0 {

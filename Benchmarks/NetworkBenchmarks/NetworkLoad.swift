@@ -101,7 +101,9 @@ final class PushConnection {
     private func contentLength(_ head: ArraySlice<UInt8>) -> Int? {
         let text = String(decoding: head, as: UTF8.self).lowercased()
         guard let range = text.range(of: "content-length:") else { return 0 }
-        let rest = text[range.upperBound...].prefix { $0 != "\r" }
+        // Characters, not bytes: "\r\n" is one Character in Swift, so stop at any line break. (Stopping at "\r"
+        // alone ran to the end of the head, the length never parsed, and every push waited 10 s for more.)
+        let rest = text[range.upperBound...].prefix { !$0.isNewline }
         return Int(rest.trimmingCharacters(in: .whitespaces))
     }
 }

@@ -42,6 +42,12 @@ struct EvaluateCommand: AsyncParsableCommand {
     @Option(help: "Apple parity: how the filter starts, cold, warm or both (comma-separated). warm restores the bias and magnetometer calibration a first pass over the recording ended with, as the service restores a saved calibration.")
     var start: String = "cold"
 
+    @Option(help: "Apple parity: seconds at the start of each recording left out of the gravity figures (the target excludes the first 5 s).")
+    var excludeStart: Double = 5
+
+    @Option(help: "Apple parity: write every recording's gravity angles (degrees, after --exclude-start) to this JSON file.")
+    var dumpAngles: String?
+
     @Option(help: "Folder for SVG plots (none when omitted).")
     var plots: String?
 
@@ -278,6 +284,7 @@ struct EvaluateCommand: AsyncParsableCommand {
             if !starts.contains(s) { starts.append(s) }
         }
         guard !starts.isEmpty else { throw ValidationError("bad --start '\(start)': cold, warm or cold,warm") }
+        var dumped: [String: [Double]] = [:]
         for startMode in starts {
         for (dataset, sources) in try ParityEvaluation.sources(data: data) {
             let progress = ProgressLine("apple parity: \(dataset) (\(startMode.rawValue) start)", total: Double(sources.count))
@@ -285,12 +292,13 @@ struct EvaluateCommand: AsyncParsableCommand {
             for (i, source) in sources.enumerated() {
                 progress.update(Double(i), detail: source.label)
                 let recording = try RecordingReader.read(source.location)
-                let s = ParityEvaluation.compare(recording, label: source.label, settings: settings, start: startMode, keepTraces: plots != nil && i == 0)
+                let s = ParityEvaluation.compare(recording, label: source.label, settings: settings, start: startMode, keepTraces: plots != nil && i == 0, excludingFirst: excludeStart)
                 if let plots, i == 0 { try Self.plotGravity(s, dataset: dataset, start: startMode, folder: plots) }
                 series.append(s)
             }
             progress.finish()
-            summaries.append(ParityEvaluation.summarize(dataset: dataset, start: startMode, series))
+            summaries.append(ParityEvaluation.summarize(dataset: dataset, start: startMode, excludedStart: excludeStart, series))
+            for s in series { dumped["\(startMode.rawValue) \(dataset) \(s.label)"] = s.gravityAngles.map { ($0 * 1000).rounded() / 1000 } }
             if perTrial && !json {
                 let rows = series.map { s in
                     [s.label, "\(s.samples)",
@@ -302,15 +310,30 @@ struct EvaluateCommand: AsyncParsableCommand {
             }
         }
         }
+        if let dumpAngles {
+            try JSONEncoder().encode(dumped).write(to: URL(fileURLWithPath: dumpAngles))
+        }
         if !json {
+            for s in summaries {
+                guard let groups = s.gravityByGroup else { continue }
+                let rows = groups.keys.sorted().map { k in
+                    let v = groups[k] ?? []
+                    return [k, Output.fixed(v[0], 3) + " / " + Output.fixed(v[1], 3), Output.fixed(v[2], 3) + " / " + Output.fixed(v[3], 3)]
+                }
+                print(Output.table(["\(s.dataset) group (\(s.start.rawValue) start)", "gravity vs Apple ° median / p95", "Apple vs its accelerometer (5 s mean) °"], rows))
+            }
             let rows = summaries.map { s in
                 [s.dataset, s.start.rawValue, "\(s.recordings)", "\(s.samples)",
                  "\(Output.fixed(s.gravityMedianDegrees, 3)) / \(Output.fixed(s.gravityP95Degrees, 3))",
                  "\(Output.fixed(s.attitudeChange10sMedianDegrees, 3)) / \(Output.fixed(s.attitudeChange10sP95Degrees, 3))",
-                 "\(Output.fixed(s.rotationRateMedianRadPerSecond, 4)) / \(Output.fixed(s.rotationRateP95RadPerSecond, 4))"]
+                 "\(Output.fixed(s.rotationRateMedianRadPerSecond, 4)) / \(Output.fixed(s.rotationRateP95RadPerSecond, 4))",
+                 "\(Output.fixed(s.appleVsAccelerometerMedianDegrees, 2)) / \(Output.fixed(s.appleVsAccelerometerP95Degrees, 2))",
+                 "\(Output.fixed(s.oursVsAccelerometerMedianDegrees, 2)) / \(Output.fixed(s.oursVsAccelerometerP95Degrees, 2))"]
             }
+            print("Gravity compared after the first \(Output.fixed(excludeStart, 1)) s of each recording (--exclude-start).")
             print(Output.table(["data set", "start", "recordings", "samples", "gravity angle ° median / p95",
-                                "10 s attitude change ° median / p95", "rotation rate rad/s median / p95"], rows))
+                                "10 s attitude change ° median / p95", "rotation rate rad/s median / p95",
+                                "Apple vs its accel. (5 s) °", "ours vs our accel. (5 s) °"], rows))
         }
         return summaries
     }

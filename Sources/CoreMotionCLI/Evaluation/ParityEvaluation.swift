@@ -25,6 +25,12 @@ enum ParityEvaluation {
         var gravityTimes: [Double] = []
         var attitudeChangeErrors: [Double] = []  // degrees
         var rotationRateErrors: [Double] = []  // rad/s
+        /// How far each filter's vertical is from the physical one, seen through its own attitude:
+        /// the angle between its vertical and the 5 s centred mean of the specific force (the raw
+        /// accelerometer rotated into its frame; walking or sitting, the mean acceleration over 5 s
+        /// is near zero, so the mean specific force is near vertical). Degrees, at the compared stamps.
+        var appleVerticalAngles: [Double] = []
+        var ourVerticalAngles: [Double] = []
         var ours: [(t: Double, g: Vector3)] = []
         var apple: [(t: Double, g: Vector3)] = []
         var samples = 0
@@ -44,6 +50,20 @@ enum ParityEvaluation {
         var attitudeChange10sP95Degrees: Double
         var rotationRateMedianRadPerSecond: Double
         var rotationRateP95RadPerSecond: Double
+        /// Gravity compared only after this many seconds from each recording's first estimate.
+        var excludedStartSeconds: Double = 0
+        /// Apple's vertical against the 5 s mean of the specific force in Apple's frame, degrees
+        /// (``Series/appleVerticalAngles``): where this is large, Apple's gravity is not the
+        /// accelerometer's vertical and no accelerometer-corrected filter can follow it.
+        var appleVsAccelerometerMedianDegrees: Double = .nan
+        var appleVsAccelerometerP95Degrees: Double = .nan
+        /// The same for our vertical in our 6D frame.
+        var oursVsAccelerometerMedianDegrees: Double = .nan
+        var oursVsAccelerometerP95Degrees: Double = .nan
+        /// Per group of recordings (MotionSense: per activity and per subject), when the data set
+        /// has groups: gravity against Apple median, p95, then Apple against its accelerometer
+        /// median, p95 (degrees).
+        var gravityByGroup: [String: [Double]]?
     }
 
     /// The recordings of each Apple-parity data set found under `data`.
@@ -80,7 +100,9 @@ enum ParityEvaluation {
     }
 
     /// Runs the engine on `recording` and compares it with the recording's Apple reference.
-    static func compare(_ recording: Recording, label: String, settings: FusionFilter.Settings, start startMode: Start = .cold, keepTraces: Bool = false) -> Series {
+    /// Gravity is compared from `excludingFirst` seconds after the first estimate on (the target
+    /// leaves out the first 5 s, where both filters converge from their own start).
+    static func compare(_ recording: Recording, label: String, settings: FusionFilter.Settings, start startMode: Start = .cold, keepTraces: Bool = false, excludingFirst: Double = 0) -> Series {
         var series = Series(label: label)
         let samples = FusionRun.mergedSamples(recording, useMagnetometer: true)
         var estimator = DeviceMotionEstimator(settings: settings)
@@ -120,7 +142,7 @@ enum ParityEvaluation {
         let start = estimates[0].time
 
         // Gravity at Apple's stamps.
-        for g in ref.gravity {
+        for g in ref.gravity where g.time >= start + excludingFirst {
             guard let i = nearest(ourTimes, g.time, tolerance: 0.006) else { continue }
             let ours = estimates[i].gravity
             series.gravityAngles.append(ours.angle(to: g.value) * 180 / Double.pi)
@@ -144,6 +166,16 @@ enum ParityEvaluation {
             let c = estimator.magnetometerCalibration
             print("  \(label) final hard iron \(Output.fixed(c.hardIron.x, 1)) \(Output.fixed(c.hardIron.y, 1)) \(Output.fixed(c.hardIron.z, 1)) µT, accuracy \(c.accuracy)")
         }
+        // Each filter's vertical against the 5 s mean of the specific force in its own frame.
+        var appleWorld: [(t: Double, v: Vector3)] = []
+        let accTimes = recording.accelerometer.map(\.time)
+        for q in ref.attitude {
+            guard let k = nearest(accTimes, q.time, tolerance: 0.006) else { continue }
+            appleWorld.append((q.time, q.value.rotate(recording.accelerometer[k].value)))
+        }
+        let ourWorld = estimates.map { (t: $0.time, v: $0.attitude6D.rotate($0.acceleration)) }
+        series.appleVerticalAngles = verticalAngles(appleWorld, from: start + excludingFirst)
+        series.ourVerticalAngles = verticalAngles(ourWorld, from: start + excludingFirst)
         // Attitude change over 10 s.
         let att = ref.attitude
         if att.count > 1 {
@@ -166,6 +198,24 @@ enum ParityEvaluation {
             series.rotationRateErrors.append((estimates[i].rotationRate - r.value).norm)
         }
         return series
+    }
+
+    /// Angle (degrees) between the vertical (0, 0, −1 in Apple's sign) and the centred `window`-second
+    /// mean of `world` (specific force in the filter's reference frame), for samples from `from` on
+    /// whose window lies inside the recording.
+    static func verticalAngles(_ world: [(t: Double, v: Vector3)], from: Double, window: Double = 5) -> [Double] {
+        guard let first = world.first?.t, let last = world.last?.t else { return [] }
+        var sum = Vector3(0, 0, 0)
+        var lo = 0, hi = 0
+        var out: [Double] = []
+        for (t, _) in world where t >= from && t - window / 2 >= first && t + window / 2 <= last {
+            while hi < world.count && world[hi].t < t + window / 2 { sum = sum + world[hi].v; hi += 1 }
+            while lo < hi && world[lo].t < t - window / 2 { sum = sum - world[lo].v; lo += 1 }
+            let n = sum.norm
+            guard hi > lo, n > 0 else { continue }
+            out.append(acos(max(-1, min(1, -sum.z / n))) * 180 / Double.pi)
+        }
+        return out
     }
 
     /// Index of the element of sorted `times` nearest to `t`, if within `tolerance` seconds.
@@ -192,13 +242,43 @@ enum ParityEvaluation {
         return sorted[lo] + (sorted[hi] - sorted[lo]) * (x - Double(lo))
     }
 
-    static func summarize(dataset: String, start: Start = .cold, _ series: [Series]) -> Summary {
+    static func summarize(dataset: String, start: Start = .cold, excludedStart: Double = 0, _ series: [Series]) -> Summary {
         let g = series.flatMap(\.gravityAngles)
         let a = series.flatMap(\.attitudeChangeErrors)
         let r = series.flatMap(\.rotationRateErrors)
-        return Summary(dataset: dataset, start: start, recordings: series.count, samples: series.map(\.samples).reduce(0, +),
-                       gravityMedianDegrees: percentile(g, 50), gravityP95Degrees: percentile(g, 95),
-                       attitudeChange10sMedianDegrees: percentile(a, 50), attitudeChange10sP95Degrees: percentile(a, 95),
-                       rotationRateMedianRadPerSecond: percentile(r, 50), rotationRateP95RadPerSecond: percentile(r, 95))
+        var summary = Summary(dataset: dataset, start: start, recordings: series.count, samples: series.map(\.samples).reduce(0, +),
+                              gravityMedianDegrees: percentile(g, 50), gravityP95Degrees: percentile(g, 95),
+                              attitudeChange10sMedianDegrees: percentile(a, 50), attitudeChange10sP95Degrees: percentile(a, 95),
+                              rotationRateMedianRadPerSecond: percentile(r, 50), rotationRateP95RadPerSecond: percentile(r, 95),
+                              excludedStartSeconds: excludedStart)
+        let av = series.flatMap(\.appleVerticalAngles), ov = series.flatMap(\.ourVerticalAngles)
+        summary.appleVsAccelerometerMedianDegrees = percentile(av, 50)
+        summary.appleVsAccelerometerP95Degrees = percentile(av, 95)
+        summary.oursVsAccelerometerMedianDegrees = percentile(ov, 50)
+        summary.oursVsAccelerometerP95Degrees = percentile(ov, 95)
+        var groups: [String: ([Double], [Double])] = [:]
+        for s in series {
+            for key in groupKeys(dataset: dataset, label: s.label) {
+                groups[key, default: ([], [])].0 += s.gravityAngles
+                groups[key, default: ([], [])].1 += s.appleVerticalAngles
+            }
+        }
+        if !groups.isEmpty {
+            summary.gravityByGroup = groups.mapValues { [percentile($0.0, 50), percentile($0.0, 95), percentile($0.1, 50), percentile($0.1, 95)] }
+        }
+        return summary
+    }
+
+    /// The groups a recording's figures are also pooled into: MotionSense `jog_9/sub_1` →
+    /// `jog`, `sub_1`; mPower members by their task (the member name up to its first `_` or `/`).
+    static func groupKeys(dataset: String, label: String) -> [String] {
+        switch dataset {
+        case "motionsense":
+            let parts = label.split(separator: "/").map(String.init)
+            guard parts.count == 2 else { return [] }
+            return [String(parts[0].prefix(3)), parts[1]]
+        default:
+            return []
+        }
     }
 }

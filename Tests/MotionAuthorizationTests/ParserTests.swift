@@ -6,6 +6,7 @@ struct ParserTests {
     @Test(arguments: [
         ("snap.spotify.spotify (enforce)", ProcessIdentityParser.SnapLabel.snap(id: "snap.spotify")),
         ("snap.spotify.spotify (enforce)\n\u{0}", .snap(id: "snap.spotify")),
+        ("snap.spotify.spotify (enforce)\r\n", .snap(id: "snap.spotify")),           // CRLF: one Character
         ("snap.firefox.geckodriver (complain)", .snap(id: "snap.firefox")),
         ("snap.lxd.hook.configure (enforce)", .snap(id: "snap.lxd")),
         ("snap.spotify_beta.spotify (enforce)", .snap(id: "snap.spotify_beta")),      // parallel install

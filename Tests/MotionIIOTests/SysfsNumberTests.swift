@@ -61,6 +61,8 @@ struct SysfsNumberTests {
         #expect(SysfsNumber.list("0.78125 1.5625 3.125\n") == [0.78125, 1.5625, 3.125])
         #expect(SysfsNumber.list("12.500 26.000 abc") == nil)
         #expect(SysfsNumber.list(" \n") == nil)
+        // A CRLF line end is one Character in Swift: still a separator.
+        #expect(SysfsNumber.list("12.5 26\r\n") == [12.5, 26])
         // Whole rates without a decimal point: drivers parsing IIO_VAL_INT reject "100.0".
         #expect(SysfsNumber.format(100) == "100")
         #expect(SysfsNumber.format(12.5) == "12.5")

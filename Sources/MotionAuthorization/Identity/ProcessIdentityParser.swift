@@ -92,7 +92,7 @@ public enum ProcessIdentityParser {
     /// instance key: 1–10 of `a–z 0–9`; the app or hook name: 1–255 of `A–Z a–z 0–9 -`.
     public static func snapLabel(_ text: String) -> SnapLabel {
         var label = Substring(text)
-        while let last = label.last, last == "\0" || last == "\n" || last == "\r" || last == " " { label = label.dropLast() }
+        while let last = label.last, last == "\0" || last.isWhitespace { label = label.dropLast() }  // "\r\n" is one Character
         if label.hasSuffix(")"), let open = label.range(of: " (", options: .backwards) {
             label = label[..<open.lowerBound]
         }

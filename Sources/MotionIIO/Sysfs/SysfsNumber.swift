@@ -83,7 +83,7 @@ public enum SysfsNumber {
     /// Parses a space-separated list of numbers, e.g. `"12.500 26.000 52.000\n"`; `nil` if any item is
     /// not a number or the list is empty.
     public static func list(_ text: some StringProtocol) -> [Double]? {
-        let items = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\0" })
+        let items = text.split(whereSeparator: { $0.isWhitespace || $0 == "\0" })  // "\r\n" is one Character
         guard !items.isEmpty else { return nil }
         var values: [Double] = []
         values.reserveCapacity(items.count)

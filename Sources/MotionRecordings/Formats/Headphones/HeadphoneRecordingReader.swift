@@ -30,7 +30,8 @@ public enum HeadphoneRecordingReader {
             if head.hasPrefix(NativeFormat.magic) {
                 return try readNative(container.read(container.url.lastPathComponent), source: url.path)
             }
-            if head.drop(while: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }).hasPrefix("{") {
+            // Characters: "\r\n" is one, neither "\r" nor "\n", so test for whitespace, not for each byte.
+            if head.drop(while: { $0.isWhitespace }).hasPrefix("{") {
                 return try readJSONLines(container.read(container.url.lastPathComponent), source: url.path)
             }
             // One file of a Sensor Logger export: the whole export around it.

@@ -229,15 +229,21 @@ struct SensorLoggerDeviceTests {
         // process): in the first 3 s the faster message's offset is taken at once, not slewed over minutes.
         var clock = PhoneClock()
         let base: Int64 = 1_745_877_875_000_000_000
-        clock.observe(newestSample: base, arrival: 100.5)
-        clock.observe(newestSample: base + 250_000_000, arrival: 100.28)
+        clock.observe(newestSample: base, arrival: 100.5, mayStepBack: true)
+        clock.observe(newestSample: base + 250_000_000, arrival: 100.28, mayStepBack: true)
         #expect(abs(clock.hostTime(base)! - 100.03) < 1e-9)
         #expect(clock.steps == 0)
         // A slower message does not raise it; after the settling time a faster one is slewed again.
-        clock.observe(newestSample: base + 500_000_000, arrival: 100.9)
+        clock.observe(newestSample: base + 500_000_000, arrival: 100.9, mayStepBack: true)
         #expect(abs(clock.hostTime(base)! - 100.03) < 1e-9)
-        clock.observe(newestSample: base + 4_000_000_000, arrival: 104.0)
+        clock.observe(newestSample: base + 4_000_000_000, arrival: 104.0, mayStepBack: true)
         #expect(abs(clock.hostTime(base)! - (100.03 - 0.002 * 3.1)) < 1e-9)
+        // Once samples were delivered (the caller says so), a faster message is slewed even while settling:
+        // the intervals an app already sees stay the phone's.
+        var delivering = PhoneClock()
+        delivering.observe(newestSample: base, arrival: 100.5)
+        delivering.observe(newestSample: base + 250_000_000, arrival: 100.55)
+        #expect(abs(delivering.hostTime(base)! - (100.5 - 0.002 * 0.05)) < 1e-9)
     }
 
     @Test func jitterBufferReleasesInTimeOrderAfterTheDelay() {

@@ -182,7 +182,7 @@ public final class SensorLoggerPhone: @unchecked Sendable {
             lock.unlock()
             return .ok  // the test push, or nothing timed
         }
-        clock.observe(newestSample: newest, arrival: arrival)
+        clock.observe(newestSample: newest, arrival: arrival, mayStepBack: !device.hasDelivered)
         chooseSources(message)
         var items: [LiveItem] = []
         items.reserveCapacity(message.readings.count)

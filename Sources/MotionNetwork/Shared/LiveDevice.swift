@@ -348,6 +348,13 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
         return s
     }
 
+    /// Whether any item has reached a sink (an app's handler, a headphone subscriber, a location sink).
+    public var hasDelivered: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return statistics.delivered > 0
+    }
+
     /// The time of the last message, on the device's clock.
     public var lastMessageArrival: TimeInterval? {
         lock.lock()

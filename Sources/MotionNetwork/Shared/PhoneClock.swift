@@ -11,11 +11,13 @@ import Foundation
 /// intervals stay the phone's (to 0.2 %) and times never jump back; an estimate further than
 /// ``Configuration/stepThreshold`` from the applied offset (the phone's clock was set, the phone came
 /// back after a long silence) is taken at once (a *step*, counted in ``steps``). In the first
-/// ``Configuration/settling`` seconds after the first observation a lower estimate is also taken at once:
-/// the first messages of a connection are often the slowest (a receiver that has just started, a TCP
-/// handshake, a radio waking), and slewing away from such a start at 2 ms/s would map every sample up to
-/// half a second into the future for minutes (measured: the first push after a receiver started in a
-/// client's process came 0.47 s slower than the ones after it).
+/// ``Configuration/settling`` seconds after the first observation, and only while the caller says no
+/// sample has reached an app yet (`mayStepBack`), a lower estimate is also taken at once: the first
+/// messages of a connection are often the slowest (a receiver that has just started, a TCP handshake, a
+/// radio waking), and slewing away from such a start at 2 ms/s would map every sample up to half a second
+/// into the future for minutes (measured: the first push after a receiver started in a client's process
+/// came 0.47 s slower than the ones after it). Once samples are delivered it slews, so the intervals an
+/// app sees stay the phone's (a step back there broke a 9–11 ms interval check under load).
 ///
 /// Times are kept as `Int64` ns relative to the first sample seen (the *anchor*), so a 19-digit epoch
 /// never passes through a `Double` whole.
@@ -28,7 +30,8 @@ public struct PhoneClock: Sendable {
         public var slewRate: Double
         /// A difference between estimate and applied offset above this is stepped, not slewed, seconds.
         public var stepThreshold: TimeInterval
-        /// For this long after the first observation, seconds of arrival time, a lower estimate is taken at once.
+        /// For this long after the first observation, seconds of arrival time, a lower estimate is taken at
+        /// once while nothing has been delivered (``observe(newestSample:arrival:mayStepBack:)``).
         public var settling: TimeInterval
 
         public init(window: TimeInterval = 30, slewRate: Double = 0.002, stepThreshold: TimeInterval = 1, settling: TimeInterval = 3) {
@@ -68,7 +71,10 @@ public struct PhoneClock: Sendable {
 
     /// Records that a message whose newest sample was taken at `nanoseconds` (phone clock) arrived at
     /// `arrival` (host clock), and updates the offset. Call once per message, before ``hostTime(_:)``.
-    public mutating func observe(newestSample nanoseconds: Int64, arrival: TimeInterval) {
+    ///
+    /// - Parameter mayStepBack: no sample mapped by this clock has been delivered yet, so a faster message
+    ///   in the settling time may move the offset back at once.
+    public mutating func observe(newestSample nanoseconds: Int64, arrival: TimeInterval, mayStepBack: Bool = false) {
         let value = arrival - seconds(nanoseconds)
         guard value.isFinite else { return }
         // Sliding-window minimum.
@@ -83,7 +89,7 @@ public struct PhoneClock: Sendable {
         if firstArrival == nil { firstArrival = arrival }
         if let applied = offset, let last = lastArrival {
             let difference = estimate - applied
-            if difference < 0, arrival - firstArrival! <= configuration.settling {
+            if difference < 0, mayStepBack, arrival - firstArrival! <= configuration.settling {
                 offset = estimate
             } else if abs(difference) > configuration.stepThreshold {
                 offset = estimate

@@ -270,7 +270,7 @@ enum ParityEvaluation {
     }
 
     /// The groups a recording's figures are also pooled into: MotionSense `jog_9/sub_1` →
-    /// `jog`, `sub_1`; mPower members by their task (the member name up to its first `_` or `/`).
+    /// `jog`, `sub_1`. Other data sets have no groups.
     static func groupKeys(dataset: String, label: String) -> [String] {
         switch dataset {
         case "motionsense":

@@ -88,6 +88,20 @@ struct SensorLoggerDecoderTests {
         }
     }
 
+    /// Found by SensorLoggerPushFuzzer: a backslash as the body's last byte stepped the reader past the end, and
+    /// the error named an offset beyond the body.
+    @Test func anEscapeAtTheEndIsAnErrorInsideTheBody() {
+        for body in [#"{"a":"\"#, #"{"payload":[],"s":"x\"#] {
+            do {
+                _ = try decode(body)
+                Issue.record("\(body) decoded")
+            } catch {
+                #expect(error.kind == .syntax)
+                #expect(error.offset >= 0 && error.offset <= body.utf8.count, "\(body): \(error)")
+            }
+        }
+    }
+
     @Test func deepNestingIsRefusedNotRecursedForever() {
         let deep = #"{"payload":[],"x":"# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}"
         #expect(throws: SensorLoggerDecodingError.self) { try decode(deep) }

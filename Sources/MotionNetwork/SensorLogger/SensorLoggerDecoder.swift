@@ -91,7 +91,9 @@ struct Scanner {
 
     typealias Failure = SensorLoggerDecodingError
 
-    func fail(_ kind: Failure.Kind, _ reason: String) -> Failure { Failure(kind, reason, at: i) }
+    /// A failure at the current byte; an escape's backslash at the last byte steps `i` past the end, so the
+    /// offset is clamped to the body's length.
+    func fail(_ kind: Failure.Kind, _ reason: String) -> Failure { Failure(kind, reason, at: min(i, n)) }
 
     @inline(__always)
     mutating func skipSpace() {

@@ -60,14 +60,15 @@ struct FusionAccuracyTests {
         // Magnetometer trust: in every group the 9D heading is no worse than the 6D heading started
         // from the 9D heading of the movement's first second (the magnetometer dropped when the
         // movement began). Measured with `coremotion evaluate --suites broad` (heading RMSE, 9D / 6D
-        // from the 9D start): all 1.60 / 5.30, undisturbed 1.74 / 5.00, disturbed 1.42 / 5.68, magnetic 1.36 / 7.09.
+        // from the 9D start): all 1.58 / 5.30, undisturbed 1.74 / 5.00, disturbed 1.38 / 5.69, magnetic 1.36 / 7.09.
         for g in ["all", "undisturbed", "disturbed", "magnetic"] {
             let h9 = mean(g, \.heading9D), fallback = mean(g, \.fallbackHeading6D)
             #expect(h9 <= fallback, "\(g): 9D heading \(h9)° vs 6D from the 9D start \(fallback)°")
         }
-        // The vibration and tapping trials (the magnetometer-trust rules, cross-validated, stay off):
-        // measured (9D / 6D from the 9D start): tapping 1.13 / 1.52, vibration 2.02 / 2.77.
-        for (name, bound) in [("24_disturbed_tapping_A", 1.2), ("26_disturbed_phone_vibration_A", 2.1)] {
+        // The vibration and tapping trials (the heading's magnetometer-trust rules, cross-validated, stay
+        // off; the calibration's vibration rule is on): measured (9D / 6D from the 9D start): tapping
+        // 1.13 / 1.52, vibration 1.70 / 2.86 (2.02 without the calibration's vibration rule).
+        for (name, bound) in [("24_disturbed_tapping_A", 1.2), ("26_disturbed_phone_vibration_A", 1.75)] {
             guard let s = byTrial[name] else { continue }
             #expect(s.heading9D <= bound, "\(name): 9D heading \(s.heading9D)°")
             #expect(s.heading9D <= s.fallbackHeading6D, "\(name): 9D heading \(s.heading9D)° vs 6D from the 9D start \(s.fallbackHeading6D)°")

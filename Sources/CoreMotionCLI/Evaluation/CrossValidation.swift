@@ -54,6 +54,7 @@ enum CrossValidation {
         ("magnetometerCalibrationImprovement", ["0.125", "0.25", "0.5"]),
         ("magnetometerCalibrationMinimumResidual", ["1", "2", "4"]),
         ("magnetometerRecalibrationTime", ["60", "120", "240"]),
+        ("magnetometerCalibrationVibrationThreshold", ["0", "0.15", "0.3", "0.6"]),
     ]
 
     /// The constants that BROAD cannot tune: the gait detector's (no BROAD trial is a walk; they

@@ -46,6 +46,7 @@ enum SettingsOverrides {
         "magneticMaximumRejectionTime": \.magneticMaximumRejectionTime,
         "magneticMinimumUndisturbedTime": \.magneticMinimumUndisturbedTime,
         "magneticVibrationThreshold": \.magneticVibrationThreshold,
+        "magnetometerCalibrationVibrationThreshold": \.magnetometerCalibrationVibrationThreshold,
         "magneticUnsteadyThreshold": \.magneticUnsteadyThreshold,
         "magneticSteadinessTimeConstant": \.magneticSteadinessTimeConstant,
         "magneticRejectionFactor": \.magneticRejectionFactor,

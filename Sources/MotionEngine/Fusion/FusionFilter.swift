@@ -299,7 +299,7 @@ public struct FusionFilter: Sendable {
             acceleration, interval: interval, timeConstant: settings.restTimeConstant,
             threshold: settings.restAccelerometerThreshold
         )
-        if settings.magneticVibrationThreshold > 0 {
+        if settings.magneticVibrationThreshold > 0 || settings.magnetometerCalibrationVibrationThreshold > 0 {
             if hasPreviousAcceleration {
                 let d = acceleration - previousAcceleration
                 vibrationEnergy += min(1, interval / settings.magneticSteadinessTimeConstant) * (d.normSquared - vibrationEnergy)
@@ -426,7 +426,9 @@ public struct FusionFilter: Sendable {
         magnetometerElapsed = 0
         let q6 = attitude6D
         calibrationElapsed += dt
-        if settings.estimatesMagnetometerCalibration && calibrationElapsed >= 0.0199 {  // ≤ 50 Hz
+        let calibrationVibrating = settings.magnetometerCalibrationVibrationThreshold > 0
+            && vibrationEnergy > settings.magnetometerCalibrationVibrationThreshold * settings.magnetometerCalibrationVibrationThreshold
+        if settings.estimatesMagnetometerCalibration && calibrationElapsed >= 0.0199 && !calibrationVibrating {  // ≤ 50 Hz
             // Consecutive samples are nearly the same: 50 Hz is plenty for the calibration.
             calibrator.add(raw: field, up: upInDevice, interval: calibrationElapsed, window: settings.magnetometerCalibrationWindow)
             calibrationElapsed = 0

@@ -86,6 +86,12 @@ extension FusionFilter {
         /// An offset whose residual stays below this explains the field, µT; a new one is adopted
         /// only when the current one's residual is above it and the new one's below.
         public var magnetometerCalibrationMinimumResidual = 2.0
+        /// Vibration above which magnetometer samples do not enter the calibration: the measure of
+        /// ``magneticVibrationThreshold``, g (0: off). A vibration motor moves its own magnet beside the
+        /// magnetometer, so the field it reads then is not the Earth's plus a fixed offset. 0.3 g sits
+        /// above every hand-held movement of BROAD (below 0.25 g); between 0.1 and 0.6 g no trial but
+        /// the vibration trial changes (`docs/fusion.md`, "Magnetometer trust").
+        public var magnetometerCalibrationVibrationThreshold = 0.3
         /// A confirmed offset whose residual is above the limit is refined toward a nearby solution
         /// whose residual is below this fraction of its own...
         public var magnetometerCalibrationRefinement = 0.8

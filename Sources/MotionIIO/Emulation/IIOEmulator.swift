@@ -118,6 +118,7 @@ public final class IIOEmulator: @unchecked Sendable {
         let name: String
         var sensors: [IIOSensorInfo] = []
         var described = false
+        var describeAttempts = 0
         var present = false
         var rate: Double
         var next: Double
@@ -222,14 +223,21 @@ public final class IIOEmulator: @unchecked Sendable {
             state.dropHeld()
             state.enabled = false
             state.described = false
+            state.describeAttempts = 0
             state.present = false
             return
         }
         state.present = true
         if !state.described {
+            // Described again until every sensor the fake device has is found: a reader rewriting an
+            // attribute leaves it empty for an instant, and a description read then lacks that sensor (the
+            // emulator then wrote all-zero scans for it: a CI run saw median |a| 0.0 g). Given up after
+            // 1 s (50 checks) for a tree a test made broken on purpose.
             var problems: [String] = []
             state.sensors = (try? IIODiscovery(root: tree.iioRoot).describe(state.name, problems: &problems))?.sensors ?? []
-            state.described = true
+            state.describeAttempts += 1
+            let expected = Set(layoutInfo.channels.compactMap(\.kind))
+            state.described = expected.isSubset(of: Set(state.sensors.map(\.kind))) || state.describeAttempts >= 50
         }
         do {
             var rate = options.defaultRate

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MotionSamples
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -270,13 +271,9 @@ final class IIOCaptureSession: @unchecked Sendable {
         }
     }
 
-    /// Names the calling thread for the kernel (`/proc/thread-self/comm`; Foundation's `Thread.name`
-    /// set before `start()` does not reach it on Linux, and `pthread_setname_np` is not imported).
+    /// Names the calling thread for the kernel (``MotionSamples/KernelThreadName``).
     static func nameCurrentThread(_ name: String) {
-        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        _ = name.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, min($0.count - 1, 15)) }
-        close(fd)
+        KernelThreadName.setCurrent(name)
     }
 
     static func sleep(_ seconds: Double) {

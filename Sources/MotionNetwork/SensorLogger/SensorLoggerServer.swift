@@ -285,6 +285,7 @@ public final class SensorLoggerServer: @unchecked Sendable {
         lock.unlock()
         guard let result = outcome.wait(timeout: 15) else {
             task.cancel()
+            executor.shutdown()
             throw SensorLoggerConfigurationError(reason: "the server on \(configuration.host):\(configuration.port) did not start within 15 s")
         }
         switch result {
@@ -296,6 +297,7 @@ public final class SensorLoggerServer: @unchecked Sendable {
             return port
         case .failure(let error):
             task.cancel()
+            executor.shutdown()
             throw error
         }
     }
@@ -308,6 +310,7 @@ public final class SensorLoggerServer: @unchecked Sendable {
         let executor = self.executor
         self.task = nil
         self.group = nil
+        self.executor = nil
         lock.unlock()
         guard let task, let group else { return }
         // A graceful shutdown: the listener closes, requests in flight finish.
@@ -318,6 +321,8 @@ public final class SensorLoggerServer: @unchecked Sendable {
             done.signal()
         }
         if done.wait(timeout: .now() + 5) == .timedOut { task.cancel() }
+        // The server's thread ends (a receiver started and stopped again and again kept one each).
+        executor?.shutdown()
     }
 }
 

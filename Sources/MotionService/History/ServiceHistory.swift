@@ -97,7 +97,9 @@ extension MotionService {
         let pedometer = recorders.pedometer
         let accelerometer = recorders.accelerometer
         recorders.lock.unlock()
-        pedometer?.finish()
+        // Under the delivery lock, as every sample reaches the pedometer: the device's last batch may still be
+        // arriving on its own thread (a data race the thread sanitizer caught in CI).
+        withDeliveryLock { pedometer?.finish() }
         accelerometer?.flush()
         historyLock.lock()
         let state = historyState

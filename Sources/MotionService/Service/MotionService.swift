@@ -267,6 +267,14 @@ public final class MotionService: @unchecked Sendable {
 
     /// Stops every sensor for good; what the device still holds (an IIO buffer's last batch) is delivered to
     /// the subscribers first. Used when the service shuts down.
+    /// Runs `body` under the lock the device's samples reach the subscribers under, so that it never
+    /// overlaps a delivery (an engine finished at shutdown while the device's last batch still arrives).
+    func withDeliveryLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
     func stopDevice() {
         lock.lock()
         deviceStopped = true

@@ -236,7 +236,11 @@ let package = Package(
             dependencies: ["MotionEngine", "MotionRecordings", "MotionSimulator", "TestSupport"],
             swiftSettings: strict
         ),
-        .testTarget(name: "MotionHistoryTests", dependencies: ["MotionHistory", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MotionHistoryTests",
+            dependencies: ["MotionHistory", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "MotionServiceTests",
             dependencies: ["MotionService", "MotionEngine", "MotionRecordings", "MotionSimulator", "TestSupport"],

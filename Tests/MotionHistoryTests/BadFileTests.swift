@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 @testable import MotionHistory
 import Testing
 
@@ -104,6 +105,39 @@ struct BadFileTests {
         try handle.seek(toOffset: 68)
         try handle.write(contentsOf: Data([0, 0, 0, 7]))
         try handle.close()
+        let before = try Data(contentsOf: folder.file)
+        #expect(throws: HistoryError.foreignDatabase(path: folder.file.path)) {
+            try HistoryStore(configuration: testConfiguration(.file(folder.file)))
+        }
+        #expect(try Data(contentsOf: folder.file) == before)
+    }
+
+    /// GRDB's migrator commits its `grdb_migrations` table before the transaction of our first migration
+    /// (which sets the application id). A store opening the same new file in that moment saw a table and no
+    /// id, and refused the file as another program's (CI, the concurrent-creation test under TSan).
+    @Test("a new file holding only GRDB's empty migrations table is ours to set up")
+    func fileCaughtBetweenGRDBsTableAndOurFirstMigration() throws {
+        let folder = try HistoryFolder()
+        defer { folder.cleanUp() }
+        let queue = try DatabaseQueue(path: folder.file.path)
+        try queue.write { db in try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)") }
+        try queue.close()
+        let store = try HistoryStore(configuration: testConfiguration(.file(folder.file)))
+        #expect(try store.integrityCheck() == [])
+        try store.close()
+    }
+
+    @Test("another program's GRDB database with migrations but no tables yet is refused and left untouched")
+    func foreignMigrationsOnly() throws {
+        let folder = try HistoryFolder()
+        defer { folder.cleanUp() }
+        // In WAL mode already, as the history opens files (switching a file's journal mode changes its header).
+        let pool = try DatabasePool(path: folder.file.path)
+        try pool.write { db in
+            try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('createPhotos')")
+        }
+        try pool.close()
         let before = try Data(contentsOf: folder.file)
         #expect(throws: HistoryError.foreignDatabase(path: folder.file.path)) {
             try HistoryStore(configuration: testConfiguration(.file(folder.file)))

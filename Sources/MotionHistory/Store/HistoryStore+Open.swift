@@ -89,10 +89,12 @@ extension HistoryStore {
             let (applicationID, tableCount) = try writer.read { db in
                 (
                     try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0,
-                    // GRDB briefly creates and drops `grdb_issue_102` when it switches a new file to WAL; another
-                    // store opening the same new file at that moment must not take it for a foreign table.
+                    // GRDB's own tables do not make a file foreign. It briefly creates and drops `grdb_issue_102`
+                    // when it switches a new file to WAL, and its migrator commits `grdb_migrations` before the
+                    // transaction of our first migration (which sets the application id): another store
+                    // opening the same new file in either moment must not take it for another program's.
                     try Int.fetchOne(
-                        db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'grdb_issue_%'"
+                        db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'grdb\\_%' ESCAPE '\\'"
                     ) ?? 0
                 )
             }
@@ -101,6 +103,10 @@ extension HistoryStore {
             }
             let applied = try writer.read { db in try migrator.appliedIdentifiers(db) }
             let unknown = applied.subtracting(HistorySchema.migrationIdentifiers)
+            if applicationID != HistorySchema.applicationID, !unknown.isEmpty {
+                // Another program's GRDB migrations, none of its tables (yet).
+                throw HistoryError.foreignDatabase(path: path)
+            }
             if !unknown.isEmpty {
                 throw HistoryError.newerSchema(path: path, unknownMigrations: unknown.sorted())
             }

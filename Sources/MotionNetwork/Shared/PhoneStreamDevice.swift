@@ -80,7 +80,8 @@ public struct PhoneStreamStatistics: Sendable, Equatable {
 ///   hardware. A started sensor joins the stream as it flows: its first sample is the one falling due then
 ///   (taken ``PhoneStreamSettings/delay`` before the start), never an older one. phyphox's first reply holds
 ///   every sample since the measurement began; delivering that backlog to a sensor started just after
-///   the device was made gave an app 1597 samples in its first 2 s at 100 Hz (CI, stop 21). The phone's rate cannot be changed from here: `run`'s rates only choose the sensors.
+///   the device was made gave an app 1597 samples in its first 2 s at 100 Hz (CI, stop 21). The phone's
+///   rate cannot be changed from here: `run`'s rates only choose the sensors.
 /// - **Order**: a sample whose time is not after its sensor's previous one is dropped and counted
 ///   (``PhoneStreamStatistics/outOfOrder``).
 /// - **Reference data**: Apple's processed outputs the phone sends (phyphox on iOS: attitude, gravity, linear
@@ -103,10 +104,8 @@ public final class PhoneStreamDevice: MotionDevice, @unchecked Sendable {
     private var lost: Set<SensorKind> = []
     private var pendingEvents: [DeviceEvent] = []
     private var buffer: PhoneJitterBuffer
-    private var active: Set<SensorKind> = []
-    /// When each running sensor was started (``clock`` time): samples older than this less the delay are
-    /// not delivered.
-    private var activeSince: [SensorKind: Double] = [:]
+    /// Per running sensor, the oldest sample time it delivers (``clock`` time): its start less the delay.
+    private var deliverFrom: [SensorKind: Double] = [:]
     private var sink: SampleSink?
     private var eventSink: DeviceEventSink?
     private var referenceData = ReferenceData()
@@ -151,9 +150,8 @@ public final class PhoneStreamDevice: MotionDevice, @unchecked Sendable {
 
     public func run(_ rates: [SensorKind: Double], sink: @escaping SampleSink, events: @escaping DeviceEventSink) {
         lock.lock()
-        let now = clock.now
-        activeSince = Dictionary(uniqueKeysWithValues: rates.keys.map { ($0, activeSince[$0] ?? now) })
-        active = Set(rates.keys)
+        let from = clock.now - settings.delay
+        deliverFrom = Dictionary(uniqueKeysWithValues: rates.keys.map { ($0, deliverFrom[$0] ?? from) })
         self.sink = sink
         self.eventSink = events
         lock.unlock()
@@ -385,7 +383,7 @@ public final class PhoneStreamDevice: MotionDevice, @unchecked Sendable {
             pendingEvents = []
             var due: [SensorSample] = []
             while let s = buffer.popDue(now: now) {
-                if active.contains(s.sensor), s.time >= (activeSince[s.sensor] ?? .infinity) - settings.delay { due.append(s) }
+                if let from = deliverFrom[s.sensor], s.time >= from { due.append(s) }
             }
             let sink = self.sink
             let eventSink = self.eventSink

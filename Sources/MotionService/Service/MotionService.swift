@@ -265,8 +265,6 @@ public final class MotionService: @unchecked Sendable {
     /// Set by ``stopDevice()``: nothing runs any more, whatever subscribers remain.
     private var deviceStopped = false
 
-    /// Stops every sensor for good; what the device still holds (an IIO buffer's last batch) is delivered to
-    /// the subscribers first. Used when the service shuts down.
     /// Runs `body` under the lock the device's samples reach the subscribers under, so that it never
     /// overlaps a delivery (an engine finished at shutdown while the device's last batch still arrives).
     func withDeliveryLock<T>(_ body: () throws -> T) rethrows -> T {
@@ -275,6 +273,8 @@ public final class MotionService: @unchecked Sendable {
         return try body()
     }
 
+    /// Stops every sensor for good; what the device still holds (an IIO buffer's last batch) is delivered to
+    /// the subscribers first. Used when the service shuts down.
     func stopDevice() {
         lock.lock()
         deviceStopped = true

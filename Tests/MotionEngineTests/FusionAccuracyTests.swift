@@ -27,7 +27,7 @@ struct FusionAccuracyTests {
 
     /// Per-group means of our 9D total RMSE and 6D inclination RMSE on the BROAD trials here, and
     /// VQF 2.1.2's (online, default parameters) from `eval/broad_eval.py` on the same trials.
-    @Test("BROAD: 9D total RMSE below VQF in every group, 6D inclination at or below VQF, 9D heading no worse than 6D from the movement start",
+    @Test("BROAD: 9D total RMSE below VQF in every group and on the vibration trial, 6D total at most 0.95 × VQF 6D, 6D inclination at or below VQF, 9D heading no worse than 6D from the movement start",
           .enabled(if: TestData.has("broad"), Comment(rawValue: TestData.skipNotice("broad"))))
     func broad() throws {
         let folder = TestData.url("broad")
@@ -57,17 +57,27 @@ struct FusionAccuracyTests {
             #expect(ours9D <= vqf9D[g]!, "\(g): 9D total \(ours9D)° vs VQF \(vqf9D[g]!)°")
             #expect(ours6D <= vqf6DInclination[g]!, "\(g): 6D inclination \(ours6D)° vs VQF \(vqf6DInclination[g]!)°")
         }
+        // Issue 17's BROAD targets, on the shipped filter (in-sample here; the cross-validated figures,
+        // 9D 0.696 × and 6D 0.918 × VQF, come from `coremotion evaluate --cross-validate`, BENCHMARKS.md
+        // §2): 6D total at most 0.95 × VQF 6D's 2.77° (measured 2.46°), and the vibration trial's 9D
+        // total at most VQF's 1.75° (measured 1.64°).
+        let ours6DTotal = mean("all", \.total6D)
+        #expect(ours6DTotal <= 0.95 * 2.77, "6D total \(ours6DTotal)° vs 0.95 × VQF 6D 2.77°")
+        if let vibration = byTrial["26_disturbed_phone_vibration_A"] {
+            #expect(vibration.total9D <= 1.75, "vibration trial: 9D total \(vibration.total9D)° vs VQF 1.75°")
+        }
         // Magnetometer trust: in every group the 9D heading is no worse than the 6D heading started
         // from the 9D heading of the movement's first second (the magnetometer dropped when the
         // movement began). Measured with `coremotion evaluate --suites broad` (heading RMSE, 9D / 6D
-        // from the 9D start): all 1.58 / 5.30, undisturbed 1.74 / 5.00, disturbed 1.38 / 5.69, magnetic 1.36 / 7.09.
+        // from the 9D start): all 1.64 / 5.00, undisturbed 1.77 / 5.30, disturbed 1.48 / 4.60, magnetic 1.54 / 5.69.
         for g in ["all", "undisturbed", "disturbed", "magnetic"] {
             let h9 = mean(g, \.heading9D), fallback = mean(g, \.fallbackHeading6D)
             #expect(h9 <= fallback, "\(g): 9D heading \(h9)° vs 6D from the 9D start \(fallback)°")
         }
         // The vibration and tapping trials (the heading's magnetometer-trust rules, cross-validated, stay
         // off; the calibration's vibration rule is on): measured (9D / 6D from the 9D start): tapping
-        // 1.13 / 1.52, vibration 1.70 / 2.86 (2.02 without the calibration's vibration rule).
+        // 1.11 / 1.30, vibration 1.54 / 2.48 (1.70 with `biasRestSigma` 0.03 °/s, 2.02 also without the
+        // calibration's vibration rule).
         for (name, bound) in [("24_disturbed_tapping_A", 1.2), ("26_disturbed_phone_vibration_A", 1.75)] {
             guard let s = byTrial[name] else { continue }
             #expect(s.heading9D <= bound, "\(name): 9D heading \(s.heading9D)°")

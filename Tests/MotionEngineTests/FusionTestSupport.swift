@@ -95,6 +95,8 @@ func mergedSamples(_ r: Recording, magnetometer: Bool = true) -> [SensorSample] 
 struct BroadScore {
     var total9D: Double, heading9D: Double, inclination9D: Double
     var inclination6D: Double
+    /// 6D total RMSE with one heading offset fitted over the trial (as `broad_eval.py` scores 6D filters).
+    var total6D: Double
     /// 6D heading RMSE with one offset fitted over the trial (hindsight), and with the offset that
     /// matches the 9D heading over the first second of the movement phase (the heading had the
     /// magnetometer been dropped when the movement began).
@@ -119,9 +121,10 @@ struct BroadScore {
             c += cos(2 * atan2(e.z, e.w)); s += sin(2 * atan2(e.z, e.w))
         }
         let align = Quaternion.aboutZ(-atan2(s, c))
-        var si6 = 0.0, sh6 = 0.0
+        var si6 = 0.0, sh6 = 0.0, st6 = 0.0
         for i in idx {
             let e = err(estimates[i].attitude6D, truth[i].value, align)
+            st6 += pow(2 * acos(min(1, abs(e.w))), 2)
             si6 += pow(2 * acos(min(1, (e.w * e.w + e.z * e.z).squareRoot())), 2)
             sh6 += pow(2 * atan(abs(e.z / e.w)), 2)
         }
@@ -146,6 +149,7 @@ struct BroadScore {
         heading9D = (sh / m).squareRoot() * deg
         inclination9D = (si / m).squareRoot() * deg
         inclination6D = (si6 / m).squareRoot() * deg
+        total6D = (st6 / m).squareRoot() * deg
         heading6D = (sh6 / m).squareRoot() * deg
         fallbackHeading6D = (shf / m).squareRoot() * deg
     }

@@ -112,6 +112,27 @@ struct BadFileTests {
         #expect(try Data(contentsOf: folder.file) == before)
     }
 
+    /// Opening a `DatabasePool` switches a rollback-journal file to WAL, which rewrites bytes 18–19 of its
+    /// header; the history used to do that before it looked at the file and refused it.
+    @Test("another program's database in rollback-journal mode is refused before it is opened for writing: not a byte changes")
+    func foreignRollbackJournalDatabase() throws {
+        let folder = try HistoryFolder()
+        defer { folder.cleanUp() }
+        let queue = try DatabaseQueue(path: folder.file.path)  // SQLite's default journal mode: delete
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)")
+            try db.execute(sql: "INSERT INTO photos (name) VALUES ('beach')")
+        }
+        try queue.close()
+        let before = try Data(contentsOf: folder.file)
+        #expect(before[18] == 1 && before[19] == 1)  // legacy (rollback-journal) file format
+        #expect(throws: HistoryError.foreignDatabase(path: folder.file.path)) {
+            try HistoryStore(configuration: testConfiguration(.file(folder.file)))
+        }
+        #expect(try Data(contentsOf: folder.file) == before)
+        #expect(!FileManager.default.fileExists(atPath: folder.file.path + "-wal"))
+    }
+
     /// GRDB's migrator commits its `grdb_migrations` table before the transaction of our first migration
     /// (which sets the application id). A store opening the same new file in that moment saw a table and no
     /// id, and refused the file as another program's (CI, the concurrent-creation test under TSan).

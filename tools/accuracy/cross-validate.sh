@@ -30,8 +30,9 @@ else
 fi
 
 echo "== fusion: leave-one-trial-out on BROAD" >&2
-# The grid of the published figures: every BROAD-measurable constant except the gyro-bias
-# uncertainties and restMinimumTime, which the Apple-parity recordings rejected (docs/fusion.md).
+# The grid of the published figures: every BROAD-measurable constant except three gyro-bias
+# uncertainties (initial, drift, motion), biasLimit and restMinimumTime, which the Apple-parity
+# recordings rejected (docs/fusion.md); biasRestSigma is in it.
 # FUSION_CV_ALL=1 cross-validates every constant with a grid instead.
 if [ "${FUSION_CV_ALL:-0}" = 1 ]; then cv_settings=(); else cv_settings=(--cv-settings "$(cat tools/accuracy/fusion-cv-settings.txt)"); fi
 nice -n 10 "$tool" evaluate --cross-validate "${anchors[@]}" "${cv_settings[@]}" | tee "$out/fusion-cv.txt"

@@ -67,6 +67,7 @@ extension HistoryStore {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
             throw HistoryError.cannotOpen(path: path, reason: "it is a folder")
         }
+        try refuseForeignFile(path)
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: grdb)
@@ -82,31 +83,49 @@ extension HistoryStore {
         return pool
     }
 
+    /// Whether the database is another program's: tables besides GRDB's and not our application id, or
+    /// GRDB migrations that are not ours (another program's, none of its tables yet) and not our id.
+    private static func isForeign(_ db: Database) throws -> Bool {
+        guard try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0 != HistorySchema.applicationID else { return false }
+        // GRDB's own tables do not make a file foreign. It briefly creates and drops `grdb_issue_102` when it
+        // switches a new file to WAL, and its migrator commits `grdb_migrations` before the transaction of our
+        // first migration (which sets the application id): another store opening the same new file in either
+        // moment must not take it for another program's.
+        let tables = try Int.fetchOne(
+            db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'grdb\\_%' ESCAPE '\\'"
+        ) ?? 0
+        if tables > 0 { return true }
+        let applied = try HistorySchema.migrator.appliedIdentifiers(db)
+        return !applied.subtracting(HistorySchema.migrationIdentifiers).isEmpty
+    }
+
+    /// Refuses another program's database before the pool opens it: opening a `DatabasePool` switches a
+    /// file in rollback-journal mode to WAL, which rewrites its header. So an existing, non-empty file is
+    /// first read through a read-only connection, which changes nothing. A file that cannot be read that
+    /// way (not SQLite, locked, a WAL file without its shared memory) is left to the pool, whose errors
+    /// name what is wrong; only a positive finding refuses it here.
+    private static func refuseForeignFile(_ path: String) throws {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber,
+              size.intValue > 0
+        else { return }
+        var readOnly = Configuration()
+        readOnly.readonly = true
+        guard let queue = try? DatabaseQueue(path: path, configuration: readOnly) else { return }
+        defer { try? queue.close() }
+        if (try? queue.read({ db in try isForeign(db) })) == true {
+            throw HistoryError.foreignDatabase(path: path)
+        }
+    }
+
     /// Checks that the file is ours (or empty) and of a known schema version, then migrates it.
     private static func prepareSchema(_ writer: any DatabaseWriter, path: String) throws {
         let migrator = HistorySchema.migrator
         do {
-            let (applicationID, tableCount) = try writer.read { db in
-                (
-                    try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0,
-                    // GRDB's own tables do not make a file foreign. It briefly creates and drops `grdb_issue_102`
-                    // when it switches a new file to WAL, and its migrator commits `grdb_migrations` before the
-                    // transaction of our first migration (which sets the application id): another store
-                    // opening the same new file in either moment must not take it for another program's.
-                    try Int.fetchOne(
-                        db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'grdb\\_%' ESCAPE '\\'"
-                    ) ?? 0
-                )
-            }
-            if applicationID != HistorySchema.applicationID, tableCount > 0 {
+            if try writer.read({ db in try isForeign(db) }) {
                 throw HistoryError.foreignDatabase(path: path)
             }
             let applied = try writer.read { db in try migrator.appliedIdentifiers(db) }
             let unknown = applied.subtracting(HistorySchema.migrationIdentifiers)
-            if applicationID != HistorySchema.applicationID, !unknown.isEmpty {
-                // Another program's GRDB migrations, none of its tables (yet).
-                throw HistoryError.foreignDatabase(path: path)
-            }
             if !unknown.isEmpty {
                 throw HistoryError.newerSchema(path: path, unknownMigrations: unknown.sorted())
             }

@@ -82,7 +82,8 @@ import Testing
         #expect(capture.messages.contains { $0.contains("new session") })
         emulator.switchExperiment(to: .accelerationWithG)
         #expect(eventually { device.has(.accelerometer) })
-        #expect(collector.allEvents.contains(.sensorReturned(.accelerometer)))
+        // The event reaches the app on the delivery thread after the device's state has changed.
+        #expect(eventually { collector.allEvents.contains(.sensorReturned(.accelerometer)) })
         #expect(device.statistics.connections >= 3)
     }
 
@@ -95,10 +96,14 @@ import Testing
         Thread.sleep(forTimeInterval: 0.3)
         emulator.setMeasuring(false)
         #expect(eventually { !device.has(.accelerometer) })
+        // Events reach the app on the delivery thread after the device's state has changed (a thread
+        // sanitizer run once read the events in between).
+        #expect(eventually { collector.allEvents.contains { if case .sensorLost(.accelerometer, _) = $0 { true } else { false } } })
         let lost = collector.allEvents.compactMap { e -> String? in if case .sensorLost(.accelerometer, let r) = e { r } else { nil } }
         #expect(lost.count == 1 && lost[0].contains("no data from the phone"))
         emulator.setMeasuring(true)
         #expect(eventually { device.has(.accelerometer) })
+        #expect(eventually { collector.allEvents.last { if case .sensorReturned(.accelerometer) = $0 { true } else { false } } != nil })
         let accelerometerEvents = collector.allEvents.filter {
             switch $0 {
             case .sensorLost(.accelerometer, _), .sensorReturned(.accelerometer): true
@@ -200,10 +205,12 @@ import Testing
         collector.run(device, [.accelerometer, .gyroscope])
         emulator.setPaused(true)
         #expect(eventually { device.sensors.isEmpty })
+        // Events reach the app on the delivery thread after the device's state has changed.
+        #expect(eventually { collector.allEvents.filter { if case .sensorLost = $0 { true } else { false } }.count >= 4 })
         #expect(collector.allEvents.filter { if case .sensorLost = $0 { true } else { false } }.count == 4)
         emulator.setPaused(false)
         #expect(eventually { device.sensors.count == 4 })
-        #expect(collector.allEvents.contains(.sensorReturned(.gyroscope)))
+        #expect(eventually { collector.allEvents.contains(.sensorReturned(.gyroscope)) })
     }
 
     /// The app stops its server (4004): the device reconnects and the data go on.

@@ -108,11 +108,12 @@ struct SensorLoggerHTTPTests {
     /// headphone source), another token is refused, a device may follow another phone on the same port.
     @Test func receiverRegistrySharesOneServerPerAddress() throws {
         let registry = SensorLoggerReceivers()
-        let probe = SensorLoggerServer(configuration: SensorLoggerConfiguration(port: 0))
-        let port = try probe.start()
-        probe.stop()
         defer { registry.stopAll() }
-        let first = try registry.receiver(for: SensorLoggerConfiguration(port: port))
+        // Port 0: the system picks a free port and the registry files the receiver under it. (A port found
+        // by a probe server that is then stopped can be taken by a parallel test before it is bound again:
+        // "address already in use" in CI.)
+        let first = try registry.receiver(for: SensorLoggerConfiguration(port: 0))
+        let port = try #require(first.port)
         let second = try registry.receiver(for: SensorLoggerConfiguration(port: port, wait: 0))
         #expect(first === second && registry.existing(host: "127.0.0.1", port: port) === first)
         #expect(throws: SensorLoggerConfigurationError.self) { try registry.receiver(for: SensorLoggerConfiguration(port: port, token: "other")) }

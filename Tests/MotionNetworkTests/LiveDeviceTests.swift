@@ -103,7 +103,7 @@ import Testing
         #expect(lost.count == 1 && lost[0].contains("no data from the phone"))
         emulator.setMeasuring(true)
         #expect(eventually { device.has(.accelerometer) })
-        #expect(eventually { collector.allEvents.last { if case .sensorReturned(.accelerometer) = $0 { true } else { false } } != nil })
+        #expect(eventually { collector.allEvents.contains(.sensorReturned(.accelerometer)) })
         let accelerometerEvents = collector.allEvents.filter {
             switch $0 {
             case .sensorLost(.accelerometer, _), .sensorReturned(.accelerometer): true

@@ -35,7 +35,10 @@ echo "== fusion: leave-one-trial-out on BROAD" >&2
 # recordings rejected (docs/fusion.md); biasRestSigma is in it.
 # FUSION_CV_ALL=1 cross-validates every constant with a grid instead.
 if [ "${FUSION_CV_ALL:-0}" = 1 ]; then cv_settings=(); else cv_settings=(--cv-settings "$(cat tools/accuracy/fusion-cv-settings.txt)"); fi
-nice -n 10 "$tool" evaluate --cross-validate "${anchors[@]}" "${cv_settings[@]}" | tee "$out/fusion-cv.txt"
+# Objective: each trial's 9D and 6D totals relative to VQF's on the same trial (the targets' own
+# measure); without VQF, 9D + 6D in degrees. A change must gain 2 standard errors (the default margin).
+if [ ${#anchors[@]} -gt 0 ]; then objective=(--cv-objective vqf); else objective=(--cv-objective sum); fi
+nice -n 10 "$tool" evaluate --cross-validate "${anchors[@]}" "${objective[@]}" "${cv_settings[@]}" | tee "$out/fusion-cv.txt"
 
 echo "== steps: leave-one-subject-out on IPOL gait and the Oxford step counter" >&2
 steps=(steps "$data/ipol-gait/GaitData_lowerback_and_footevents.zip"

@@ -63,7 +63,7 @@ struct EvaluateCommand: AsyncParsableCommand {
     @Flag(help: "Leave-one-trial-out cross-validation on BROAD of every tuned setting with a candidate grid (see docs/fusion.md, Tuning).")
     var crossValidate = false
 
-    @Option(help: "With --cross-validate: the trial score minimised, sum (9D total + 6D total), 9d or 6d.")
+    @Option(help: "With --cross-validate: the trial score minimised, sum (9D total + 6D total), 9d, 6d or vqf (9D / VQF 9D + 6D / VQF 6D, needs --anchors).")
     var cvObjective: String = "sum"
 
     @Option(help: "With --cross-validate: how the constants are picked, separate (each scanned alone, then combined) or descent (one pass of coordinate descent per fold).")
@@ -71,6 +71,9 @@ struct EvaluateCommand: AsyncParsableCommand {
 
     @Option(help: "With --cross-validate: only these settings (comma-separated; default every setting with a grid).")
     var cvSettings: String = ""
+
+    @Option(help: "With --cross-validate: a value replaces the current one only when its mean gain over the training trials exceeds this many standard errors of the per-trial gains (0: any gain; above 1, a gain on one trial alone never passes).")
+    var cvMargin: Double = 2
 
     /// Everything `--json` prints.
     struct Report: Codable {
@@ -127,7 +130,7 @@ struct EvaluateCommand: AsyncParsableCommand {
 
     func runCrossValidation(folder: URL, settings: FusionFilter.Settings) async throws {
         guard let objective = CrossValidation.Objective(rawValue: cvObjective) else {
-            throw ValidationError("bad --cv-objective '\(cvObjective)': sum, 9d or 6d")
+            throw ValidationError("bad --cv-objective '\(cvObjective)': sum, 9d, 6d or vqf")
         }
         guard FileManager.default.fileExists(atPath: folder.path) else {
             Output.note("BROAD: \(folder.path) not found, nothing to cross-validate")
@@ -140,8 +143,12 @@ struct EvaluateCommand: AsyncParsableCommand {
         guard let method = CrossValidation.Method(rawValue: cvMethod) else {
             throw ValidationError("bad --cv-method '\(cvMethod)': separate or descent")
         }
+        guard cvMargin.isFinite, cvMargin >= 0 else {
+            throw ValidationError("bad --cv-margin \(cvMargin): a number of standard errors, 0 or more")
+        }
         let names = cvSettings.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        let report = try await CrossValidation.run(trials: loaded, base: settings, objective: objective, method: method, only: names, anchorsPath: anchors)
+        let report = try await CrossValidation.run(trials: loaded, base: settings, objective: objective, method: method,
+                                                   margin: cvMargin, only: names, anchorsPath: anchors)
         if json { try Output.json(report) } else { print(CrossValidation.render(report)) }
     }
 

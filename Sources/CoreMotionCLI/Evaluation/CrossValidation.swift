@@ -10,6 +10,16 @@ import MotionEngine
 /// value); the held-out trial is then run with all those picks together and scored. The mean of the
 /// held-out scores is the cross-validated figure: what tuning this way would give on a trial it never
 /// saw. Beside it: the shipped values in-sample, and the picks made on all trials in-sample.
+///
+/// A candidate replaces the current value only when its mean gain over the training trials is larger
+/// than `margin` standard errors of the per-trial gains (``passes(_:over:margin:)``), so that a change
+/// must hold across trials, not on one. A change that helps a single trial and leaves the others as they
+/// were sits at exactly one standard error whatever its size, so any margin above 1 refuses it. (In the
+/// spirit of the one-standard-error rule of Breiman et al. 1984 and Hastie et al. 2009, §7.10: keep the
+/// simpler choice unless the other wins by more than its standard error.) The default is 2: each fold makes about 70 such comparisons (every candidate of every constant), and at
+/// one standard error about one in six constants that do nothing would move by chance (one-sided, 14
+/// degrees of freedom); at two, about one in thirty. Margin 0 takes any gain, as before 2026-11-28
+/// (docs/fusion.md, "Cross-validation", has the figures for 0, 1 and 2).
 enum CrossValidation {
     /// The candidate grids: for each setting the values tried, as `--set` accepts them ("deg" = degrees).
     /// Each grid holds the shipped value and brackets it by about a factor of two either way (after
@@ -75,12 +85,40 @@ enum CrossValidation {
         case ninth = "9d"
         /// 6D total RMSE only.
         case sixth = "6d"
+        /// 9D total RMSE over VQF's 9D total on the same trial, plus the same for 6D: the targets'
+        /// own measure, which weighs a trial by how well a good filter can do on it (needs --anchors).
+        case relative = "vqf"
+    }
 
-        func score(_ r: BroadEvaluation.TrialResult) -> Double {
-            switch self {
+    /// Scores one trial for an ``Objective`` (lower is better).
+    struct Scorer: Sendable {
+        var objective: Objective
+        /// VQF's 9D and 6D total RMSE per trial (``Objective/relative`` only).
+        var vqf: [String: (nine: Double, six: Double)] = [:]
+
+        /// - Throws: with ``Objective/relative``, when `anchorsPath` is missing or lacks a trial.
+        init(objective: Objective, trials: [String], anchorsPath: String?) throws {
+            self.objective = objective
+            guard objective == .relative else { return }
+            guard let anchorsPath else { throw ValidationError("--cv-objective vqf needs --anchors (the JSON of broad_eval.py --out)") }
+            let anchors = try readAnchorTrials(anchorsPath)
+            for name in trials {
+                guard let nine = anchors["VQF 9D"]?[name]?.total, let six = anchors["VQF 6D"]?[name]?.total,
+                      nine > 0, six > 0, nine.isFinite, six.isFinite else {
+                    throw ValidationError("\(anchorsPath): no positive VQF 9D and 6D totals for \(name)")
+                }
+                vqf[name] = (nine, six)
+            }
+        }
+
+        func callAsFunction(_ r: BroadEvaluation.TrialResult) -> Double {
+            switch objective {
             case .sum: r.ours9D.total + r.ours6D.total
             case .ninth: r.ours9D.total
             case .sixth: r.ours6D.total
+            case .relative:
+                // (Every trial was checked at init.)
+                vqf[r.trial].map { r.ours9D.total / $0.nine + r.ours6D.total / $0.six } ?? .nan
             }
         }
     }
@@ -93,6 +131,23 @@ enum CrossValidation {
         /// Coordinate descent: the constants in grid order, each set to its best value given the ones
         /// already picked, one pass (every candidate runs on the training trials of every fold).
         case descent
+    }
+
+    /// The mean improvement of `candidate` over `current` (per-trial objectives, same trials, lower is
+    /// better) when it is larger than `margin` standard errors of the per-trial differences, else nil.
+    static func passes(_ candidate: [Double], over current: [Double], margin: Double) -> Double? {
+        let n = min(candidate.count, current.count)
+        guard n > 0 else { return nil }
+        var gains = [Double](repeating: 0, count: n)
+        for i in 0..<n { gains[i] = current[i] - candidate[i] }
+        let mean = gains.reduce(0, +) / Double(n)
+        guard mean > 1e-9 else { return nil }
+        guard margin > 0 else { return mean }
+        guard n > 1 else { return nil }
+        let variance = gains.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(n - 1)
+        let standardError = (variance / Double(n)).squareRoot()
+        // (Relative slack: a single-trial change sits at exactly one standard error, up to rounding.)
+        return mean > margin * standardError * (1 + 1e-9) + 1e-12 ? mean : nil
     }
 
     struct ParameterResult: Codable {
@@ -120,6 +175,8 @@ enum CrossValidation {
     struct Report: Codable {
         var objective: String
         var method: String
+        /// Standard errors a change must gain by (``passes(_:over:margin:)``).
+        var margin: Double
         var trials: [String]
         var parameters: [ParameterResult]
         var rows: [Row]
@@ -176,36 +233,43 @@ enum CrossValidation {
     /// One pass of coordinate descent on `training` (indices into `trials`): returns the settings and
     /// the values that differ from `base`.
     static func descend(trials: [BroadEvaluation.Trial], training: [Int], base: FusionFilter.Settings,
-                        grid: [(name: String, values: [String])], objective: Objective,
+                        grid: [(name: String, values: [String])], scorer: Scorer, margin: Double,
                         progress: ProgressLine, done: inout Int) async throws -> (FusionFilter.Settings, [String: String]) {
-        func score(_ s: FusionFilter.Settings) async -> Double {
+        func scores(_ s: FusionFilter.Settings) async -> [Double] {
             let rs = await evaluate(training.map { (trials[$0], s) }, progress: nil)
             done += training.count
             progress.update(Double(done))
-            return rs.map(objective.score).reduce(0, +) / Double(max(1, rs.count))
+            return rs.map { scorer($0) }
         }
         var current = base
-        var currentScore = await score(base)
+        var currentScores = await scores(base)
         var changed: [String: String] = [:]
         for entry in grid {
             guard let key = SettingsOverrides.keys[entry.name] else { continue }
             let start = current[keyPath: key]
-            var bestValue: String? = nil
+            // Every candidate against the value the constant has now; the best one that passes the margin.
+            var best: (value: String, settings: FusionFilter.Settings, scores: [Double], gain: Double)? = nil
             for v in entry.values {
                 var s = current
                 try SettingsOverrides.apply(["\(entry.name)=\(v)"], to: &s)
                 if abs(s[keyPath: key] - start) <= 1e-6 * max(1e-3, abs(start)) { continue }
-                let sc = await score(s)
-                if sc < currentScore - 1e-9 { currentScore = sc; bestValue = v; current = s }
+                let sc = await scores(s)
+                guard let gain = passes(sc, over: currentScores, margin: margin) else { continue }
+                if gain > (best?.gain ?? 0) { best = (v, s, sc, gain) }
             }
-            if let bestValue { changed[entry.name] = bestValue }
+            if let best {
+                current = best.settings
+                currentScores = best.scores
+                changed[entry.name] = best.value
+            }
         }
         return (current, changed)
     }
 
     /// Leave-one-trial-out with coordinate descent in every fold.
-    static func runDescent(trials: [BroadEvaluation.Trial], base: FusionFilter.Settings, objective: Objective,
+    static func runDescent(trials: [BroadEvaluation.Trial], base: FusionFilter.Settings, objective: Objective, margin: Double,
                            grid: [(name: String, values: [String])], anchorsPath: String?) async throws -> Report {
+        let scorer = try Scorer(objective: objective, trials: trials.map(\.name), anchorsPath: anchorsPath)
         let n = trials.count
         let candidates = grid.map { $0.values.count - 1 }.reduce(0, +) + 1
         let total = (n + 1) * candidates * n + 3 * n
@@ -214,7 +278,7 @@ enum CrossValidation {
         let shipped = await evaluate(trials.map { ($0, base) }, progress: nil)
         done += n
         let (tunedAll, changedAll) = try await descend(trials: trials, training: Array(0..<n), base: base, grid: grid,
-                                                       objective: objective, progress: progress, done: &done)
+                                                       scorer: scorer, margin: margin, progress: progress, done: &done)
         let inSampleTuned = await evaluate(trials.map { ($0, tunedAll) }, progress: nil)
         done += n
         var foldJobs: [(trial: BroadEvaluation.Trial, settings: FusionFilter.Settings)] = []
@@ -222,7 +286,7 @@ enum CrossValidation {
         for k in 0..<n {
             progress.update(Double(done), detail: "fold \(k + 1)/\(n): \(trials[k].name) held out")
             let (s, changed) = try await descend(trials: trials, training: (0..<n).filter { $0 != k }, base: base, grid: grid,
-                                                 objective: objective, progress: progress, done: &done)
+                                                 scorer: scorer, margin: margin, progress: progress, done: &done)
             foldJobs.append((trials[k], s))
             foldSettings[trials[k].name] = changed
         }
@@ -236,11 +300,11 @@ enum CrossValidation {
                                               shippedScore: .nan, inSampleScore: .nan, crossValidatedScore: .nan, foldPicks: picks))
         }
         return try report(trials: trials, objective: objective, method: .descent, parameters: parameters, shipped: shipped,
-                          inSampleTuned: inSampleTuned, crossValidated: crossValidated, foldSettings: foldSettings, anchorsPath: anchorsPath)
+                          inSampleTuned: inSampleTuned, crossValidated: crossValidated, foldSettings: foldSettings, margin: margin, anchorsPath: anchorsPath)
     }
 
     static func run(trials: [BroadEvaluation.Trial], base: FusionFilter.Settings, objective: Objective, method: Method,
-                    only: [String], anchorsPath: String?) async throws -> Report {
+                    margin: Double = 2, only: [String], anchorsPath: String?) async throws -> Report {
         let grid = only.isEmpty ? fusionGrid : fusionGrid.filter { only.contains($0.name) }
         guard !grid.isEmpty else {
             throw ValidationError("no tuned setting among \(only); the grid has \(fusionGrid.map(\.name).joined(separator: ", "))")
@@ -248,8 +312,9 @@ enum CrossValidation {
         let n = trials.count
         guard n >= 3 else { throw ValidationError("cross-validation needs at least 3 trials, got \(n)") }
         if method == .descent {
-            return try await runDescent(trials: trials, base: base, objective: objective, grid: grid, anchorsPath: anchorsPath)
+            return try await runDescent(trials: trials, base: base, objective: objective, margin: margin, grid: grid, anchorsPath: anchorsPath)
         }
+        let scorer = try Scorer(objective: objective, trials: trials.map(\.name), anchorsPath: anchorsPath)
         // Candidate settings: (parameter index, value) → settings; the shipped settings once.
         var jobs: [(p: Int, v: String, s: FusionFilter.Settings)] = []
         var shippedValue: [String] = []
@@ -285,17 +350,22 @@ enum CrossValidation {
         }
         func mean(_ rs: [BroadEvaluation.TrialResult], excluding k: Int?) -> Double {
             var sum = 0.0, count = 0
-            for (i, r) in rs.enumerated() where i != k { sum += objective.score(r); count += 1 }
+            for (i, r) in rs.enumerated() where i != k { sum += scorer(r); count += 1 }
             return sum / Double(max(1, count))
         }
-        /// The value of parameter `pi` with the lowest mean objective over all trials but `k`.
+        func scores(_ rs: [BroadEvaluation.TrialResult], excluding k: Int?) -> [Double] {
+            rs.enumerated().filter { $0.offset != k }.map { scorer($0.element) }
+        }
+        /// The value of parameter `pi` with the largest mean gain over the shipped one on all trials but
+        /// `k`, among those that pass the margin.
         func pick(_ pi: Int, excluding k: Int?) -> String {
             let values = grid[pi].values.filter { results[pi][$0] != nil }
-            var best = shippedValue[pi] != "?" ? shippedValue[pi] : values[0]
-            var bestScore = mean(results[pi][best]!, excluding: k)
-            for v in values {
-                let s = mean(results[pi][v]!, excluding: k)
-                if s < bestScore - 1e-12 { best = v; bestScore = s }
+            let reference = shippedValue[pi] != "?" ? shippedValue[pi] : values[0]
+            let referenceScores = scores(results[pi][reference]!, excluding: k)
+            var best = reference, bestGain = 0.0
+            for v in values where v != reference {
+                guard let gain = passes(scores(results[pi][v]!, excluding: k), over: referenceScores, margin: margin) else { continue }
+                if gain > bestGain { best = v; bestGain = gain }
             }
             return best
         }
@@ -309,7 +379,7 @@ enum CrossValidation {
             for k in 0..<n {
                 let v = pick(pi, excluding: k)
                 picks[v, default: 0] += 1
-                cv += objective.score(results[pi][v]![k])
+                cv += scorer(results[pi][v]![k])
             }
             parameters.append(ParameterResult(
                 name: grid[pi].name, shipped: shippedValue[pi], candidates: candidates, inSamplePick: inSample,
@@ -340,13 +410,13 @@ enum CrossValidation {
         let crossValidated = await evaluate(foldJobs, progress: progress, offset: finished)
         progress.finish()
         return try report(trials: trials, objective: objective, method: .separate, parameters: parameters, shipped: shipped,
-                          inSampleTuned: inSampleTuned, crossValidated: crossValidated, foldSettings: foldSettings, anchorsPath: anchorsPath)
+                          inSampleTuned: inSampleTuned, crossValidated: crossValidated, foldSettings: foldSettings, margin: margin, anchorsPath: anchorsPath)
     }
 
     static func report(trials: [BroadEvaluation.Trial], objective: Objective, method: Method, parameters: [ParameterResult],
                        shipped: [BroadEvaluation.TrialResult], inSampleTuned: [BroadEvaluation.TrialResult],
                        crossValidated: [BroadEvaluation.TrialResult], foldSettings: [String: [String: String]],
-                       anchorsPath: String?) throws -> Report {
+                       margin: Double, anchorsPath: String?) throws -> Report {
 
         func row(_ label: String, _ rs: [BroadEvaluation.TrialResult]) -> Row {
             Row(label: label,
@@ -378,14 +448,19 @@ enum CrossValidation {
                 for t in trials { if let e = byTrial[t.name] { perTrial[t.name, default: [:]][filter] = e } }
             }
         }
-        return Report(objective: objective.rawValue, method: method.rawValue, trials: trials.map(\.name), parameters: parameters, rows: rows,
+        return Report(objective: objective.rawValue, method: method.rawValue, margin: margin, trials: trials.map(\.name), parameters: parameters, rows: rows,
                       foldSettings: foldSettings, perTrial: perTrial)
     }
 
     /// The report as text tables.
     static func render(_ r: Report) -> String {
         var out: [String] = []
-        out.append("Objective per trial: \(r.objective == "sum" ? "9D total + 6D total RMSE" : r.objective + " total RMSE") (degrees); \(r.trials.count) trials, leave-one-trial-out; picks: \(r.method).")
+        let measure = switch Objective(rawValue: r.objective) {
+        case .sum: "9D total + 6D total RMSE (degrees)"
+        case .relative: "9D total / VQF 9D total + 6D total / VQF 6D total"
+        default: r.objective + " total RMSE (degrees)"
+        }
+        out.append("Objective per trial: \(measure); \(r.trials.count) trials, leave-one-trial-out; picks: \(r.method), a change must gain more than \(Output.fixed(r.margin, 2)) standard errors.")
         out.append("")
         if r.method == Method.descent.rawValue {
             let rows = r.parameters.map { p in

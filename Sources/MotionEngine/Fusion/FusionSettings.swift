@@ -3,11 +3,13 @@ import MotionSamples
 
 extension FusionFilter {
     /// Everything that tunes the filter; angles in radians, rates in rad/s, times in seconds,
-    /// accelerations in g, fields in µT. The constants with a candidate grid in `coremotion evaluate
-    /// --cross-validate` hold the values its coordinate descent picks on all BROAD trials (heading,
-    /// magnetic disturbance and calibration, rest detection), except where the Apple-parity recordings
-    /// measured worse with the pick (the gyro-bias uncertainties and ``restMinimumTime``); the figure to
-    /// expect on unseen trials is the cross-validated one (`docs/fusion.md`, "Tuning").
+    /// accelerations in g, fields in µT. The constants in the published grid of `coremotion evaluate
+    /// --cross-validate` (heading, magnetic disturbance and calibration, rest detection, the rest's
+    /// bias weight: `tools/accuracy/fusion-cv-settings.txt`) hold the values its coordinate descent
+    /// keeps on all BROAD trials with the objective against VQF and the two-standard-error margin;
+    /// the other gyro-bias uncertainties and ``restMinimumTime`` keep values the Apple-parity
+    /// recordings preferred. The figure to expect on unseen trials is the cross-validated one
+    /// (`docs/fusion.md`, "Tuning").
     public struct Settings: Sendable, Equatable {
         // MARK: Inclination (accelerometer)
 

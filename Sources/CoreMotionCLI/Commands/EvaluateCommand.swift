@@ -323,9 +323,9 @@ struct EvaluateCommand: AsyncParsableCommand {
         if !json {
             for s in summaries {
                 guard let groups = s.gravityByGroup else { continue }
-                let rows = groups.keys.sorted().map { k in
-                    let v = groups[k] ?? []
-                    return [k, Output.fixed(v[0], 3) + " / " + Output.fixed(v[1], 3), Output.fixed(v[2], 3) + " / " + Output.fixed(v[3], 3)]
+                let rows = groups.sorted { $0.key < $1.key }.map { k, g in
+                    [k, Output.fixed(g.medianDegrees, 3) + " / " + Output.fixed(g.p95Degrees, 3),
+                     Output.fixed(g.appleVsAccelerometerMedianDegrees, 3) + " / " + Output.fixed(g.appleVsAccelerometerP95Degrees, 3)]
                 }
                 print(Output.table(["\(s.dataset) group (\(s.start.rawValue) start)", "gravity vs Apple ° median / p95", "Apple vs its accelerometer (5 s mean) °"], rows))
             }

@@ -61,9 +61,18 @@ enum ParityEvaluation {
         var oursVsAccelerometerMedianDegrees: Double = .nan
         var oursVsAccelerometerP95Degrees: Double = .nan
         /// Per group of recordings (MotionSense: per activity and per subject), when the data set
-        /// has groups: gravity against Apple median, p95, then Apple against its accelerometer
-        /// median, p95 (degrees).
-        var gravityByGroup: [String: [Double]]?
+        /// has groups.
+        var gravityByGroup: [String: GroupGravity]?
+    }
+
+    /// One group's gravity figures, degrees.
+    struct GroupGravity: Codable, Equatable {
+        /// Our gravity against Apple's.
+        var medianDegrees: Double
+        var p95Degrees: Double
+        /// Apple's vertical against its accelerometer (``Summary/appleVsAccelerometerMedianDegrees``).
+        var appleVsAccelerometerMedianDegrees: Double
+        var appleVsAccelerometerP95Degrees: Double
     }
 
     /// The recordings of each Apple-parity data set found under `data`.
@@ -264,7 +273,10 @@ enum ParityEvaluation {
             }
         }
         if !groups.isEmpty {
-            summary.gravityByGroup = groups.mapValues { [percentile($0.0, 50), percentile($0.0, 95), percentile($0.1, 50), percentile($0.1, 95)] }
+            summary.gravityByGroup = groups.mapValues {
+                GroupGravity(medianDegrees: percentile($0.0, 50), p95Degrees: percentile($0.0, 95),
+                             appleVsAccelerometerMedianDegrees: percentile($0.1, 50), appleVsAccelerometerP95Degrees: percentile($0.1, 95))
+            }
         }
         return summary
     }

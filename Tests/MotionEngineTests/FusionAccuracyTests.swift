@@ -59,8 +59,9 @@ struct FusionAccuracyTests {
         }
         // Issue 17's BROAD targets, on the shipped filter (in-sample here; the cross-validated figures of
         // the whole procedure, 9D 0.697 × and 6D 0.920 × VQF, come from `coremotion evaluate
-        // --cross-validate --cv-objective vqf`, BENCHMARKS.md §2, "The change margin"): 6D total at most 0.95 × VQF 6D's 2.77° (measured 2.46°), and the vibration trial's 9D
-        // total at most VQF's 1.75° (measured 1.64°).
+        // --cross-validate --cv-objective vqf`, BENCHMARKS.md §2, "The change margin"): 6D total at most
+        // 0.95 × VQF 6D's 2.77° (measured 2.46°), and the vibration trial's 9D total at most VQF's 1.75°
+        // (measured 1.64°).
         let ours6DTotal = mean("all", \.total6D)
         #expect(ours6DTotal <= 0.95 * 2.77, "6D total \(ours6DTotal)° vs 0.95 × VQF 6D 2.77°")
         if let vibration = byTrial["26_disturbed_phone_vibration_A"] {

@@ -16,9 +16,10 @@ import MotionEngine
 /// must hold across trials, not on one. A change that helps a single trial and leaves the others as they
 /// were sits at exactly one standard error whatever its size, so any margin above 1 refuses it. (In the
 /// spirit of the one-standard-error rule of Breiman et al. 1984 and Hastie et al. 2009, §7.10: keep the
-/// simpler choice unless the other wins by more than its standard error.) The default is 2: each fold makes about 70 such comparisons (every candidate of every constant), and at
-/// one standard error about one in six constants that do nothing would move by chance (one-sided, 14
-/// degrees of freedom); at two, about one in thirty. Margin 0 takes any gain, as before 2026-11-28
+/// simpler choice unless the other wins by more than its standard error.) The default is 2: each fold
+/// makes about 70 such comparisons (every candidate of every constant), and at one standard error
+/// about one in six constants that do nothing would move by chance (one-sided, 14 degrees of
+/// freedom); at two, about one in thirty. Margin 0 takes any gain, as before 2026-11-28
 /// (docs/fusion.md, "Cross-validation", has the figures for 0, 1 and 2).
 enum CrossValidation {
     /// The candidate grids: for each setting the values tried, as `--set` accepts them ("deg" = degrees).
@@ -138,8 +139,7 @@ enum CrossValidation {
     static func passes(_ candidate: [Double], over current: [Double], margin: Double) -> Double? {
         let n = min(candidate.count, current.count)
         guard n > 0 else { return nil }
-        var gains = [Double](repeating: 0, count: n)
-        for i in 0..<n { gains[i] = current[i] - candidate[i] }
+        let gains = zip(current, candidate).map { $0 - $1 }
         let mean = gains.reduce(0, +) / Double(n)
         guard mean > 1e-9 else { return nil }
         guard margin > 0 else { return mean }

@@ -122,7 +122,7 @@ let package = Package(
         // administrator's policy.
         .target(
             name: "MotionAuthorization",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: ["MotionSamples", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         // Layer 4 (system service): systemd socket activation and readiness notification, without libsystemd;
@@ -132,7 +132,7 @@ let package = Package(
         .target(
             name: "MotionDaemon",
             dependencies: [
-                "MotionService", "MotionProtocol", "MotionAuthorization", "MotionSystemd", "MotionClient",
+                "MotionService", "MotionProtocol", "MotionAuthorization", "MotionSystemd", "MotionClient", "MotionSamples",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -183,6 +183,7 @@ let package = Package(
             name: "MotionLiveView",
             dependencies: [
                 "MotionLiveViewProtocol",
+                "MotionSamples",  // LogSafeText: a peer's Host or Origin reaches the log escaped
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -115,9 +115,18 @@ struct CoreMotionDaemonCommand: AsyncParsableCommand {
             logger.critical("cannot open the device: \(error)")
             throw ExitCode.failure
         }
+        // systemd's watchdog (WatchdogSec= in the unit): pinged only while delivery and the event loops move.
+        let watchdog = launch.watchdogInterval.map { DaemonWatchdog(core: core, interval: $0, ping: launch.watchdogPing) }
         let service = DaemonService(
             core: core, server: DaemonServer(core: core), activatedSocket: launch.activatedSocket,
-            onReady: { status in launch.ready(status) }, onStopping: { launch.stopping() })
+            onReady: { status in
+                launch.ready(status)
+                watchdog?.start()
+            },
+            onStopping: {
+                watchdog?.stop()
+                launch.stopping()
+            })
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {

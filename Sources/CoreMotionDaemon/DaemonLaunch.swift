@@ -11,6 +11,9 @@ enum DaemonLaunch {
         var activatedSocket: (descriptor: Int32, path: String?)?
         var ready: @Sendable (String) -> Void
         var stopping: @Sendable () -> Void
+        /// How often to ping systemd's watchdog (`WatchdogSec=`), if the unit sets one.
+        var watchdogInterval: Duration?
+        var watchdogPing: @Sendable () -> Void
     }
 
     /// Reads what systemd passed: a listening socket (`LISTEN_FDS`, taken before any other thread reads the
@@ -36,6 +39,10 @@ enum DaemonLaunch {
             },
             stopping: {
                 do { try notifier.stopping(status: "stopping: writing the history") } catch { logger.warning("sd_notify STOPPING: \(error)") }
+            },
+            watchdogInterval: notifier.watchdogPingInterval,
+            watchdogPing: {
+                do { try notifier.watchdog() } catch { logger.warning("sd_notify WATCHDOG: \(error)") }
             })
     }
 
@@ -54,6 +61,9 @@ enum DaemonLaunch {
             throw error
         }
         let store = PermissionStore(file: configuration.permissionsPath.map { URL(fileURLWithPath: $0) }, logger: logger)
-        return PolicyAuthorizer(policy: policy, store: store, logger: logger)
+        // The system instance's history is the machine's (the policy's history readers read it); a user
+        // instance's is its owner's.
+        let owner: UInt32? = configuration.instance == .user ? getuid() : nil
+        return PolicyAuthorizer(policy: policy, store: store, logger: logger, historyOwnerUID: owner)
     }
 }

@@ -59,6 +59,8 @@ public enum SystemdUnits {
     public static let sysusersFileName = "coremotion.conf"
     /// The group whose members may connect to the system socket.
     public static let groupName = "coremotion"
+    /// The system user the system instance runs as (its primary group is ``groupName``).
+    public static let userName = "coremotion"
     /// The system socket's path.
     public static let systemSocketPath = "/run/coremotion/coremotiond.sock"
     /// The user socket's path in unit syntax (`%t` is `$XDG_RUNTIME_DIR`).
@@ -206,12 +208,27 @@ public enum SystemdUnits {
                 # On SIGTERM the daemon sends STOPPING=1, stops the sensors and flushes the history.
                 KillSignal=SIGTERM
                 TimeoutStopSec=10
-                # Uncomment to have systemd restart a daemon that stops sending WATCHDOG=1 (it pings at half this).
-                #WatchdogSec=30s
+                # The daemon pings every 15 s, and only after its delivery lock and every event loop answered:
+                # a daemon that hangs is killed and restarted (Restart=on-failure) within 30 s.
+                WatchdogSec=30s
+
+                # Its own unprivileged user (sysusers.d/coremotion.conf), not root.
+                User=\(userName)
+                Group=\(groupName)
+                # Reading a client's /proc/PID/exe and /proc/PID/root (who the app is: docs/authorization.md)
+                # needs CAP_SYS_PTRACE when the client is another user: measured, without it readlink fails
+                # with EACCES. It is the only capability kept; IIO devices are reached through the udev rule
+                # (60-coremotion-iio.rules: group coremotion on /dev/iio:* and the attributes it writes).
+                AmbientCapabilities=CAP_SYS_PTRACE
+                CapabilityBoundingSet=CAP_SYS_PTRACE
+                # Files it creates (history, permissions) are the daemon's alone.
+                UMask=0077
 
                 # History in /var/lib/coremotion ($STATE_DIRECTORY), readable by the daemon only.
                 StateDirectory=coremotion
                 StateDirectoryMode=0700
+                # At most this many descriptors (docs/security.md: clients, receivers' connections, files).
+                LimitNOFILE=4096
 
                 # Hardening.
                 NoNewPrivileges=yes
@@ -223,11 +240,26 @@ public enum SystemdUnits {
                 ProtectKernelModules=yes
                 ProtectKernelLogs=yes
                 ProtectControlGroups=yes
+                ProtectClock=yes
+                ProtectHostname=yes
                 RestrictSUIDSGID=yes
+                RestrictRealtime=yes
+                RestrictNamespaces=yes
+                # Clients (Unix socket) and the network receivers (phones): nothing else (no netlink, no packet).
+                RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6
+                MemoryDenyWriteExecute=yes
                 LockPersonality=yes
+                KeyringMode=private
+                RemoveIPC=yes
+                PrivateMounts=yes
+                SystemCallArchitectures=native
+                SystemCallFilter=@system-service
+                SystemCallFilter=~@privileged @resources @mount @swap @reboot @raw-io @module @obsolete @cpu-emulation @debug
+                SystemCallErrorNumber=EPERM
                 # Buffered capture reads /dev/iio:deviceN: only IIO character devices (and the standard pseudo
                 # devices) are allowed. systemd looks the "iio" major up in /proc/devices when the service starts;
                 # if the IIO core loads later, the daemon still captures by polling sysfs until it restarts.
+                DevicePolicy=closed
                 DeviceAllow=char-iio rw
                 # ProtectKernelTunables= stays off: it would make /sys read-only, and the daemon writes IIO
                 # attributes under /sys/bus/iio/devices (sampling_frequency, buffer/enable, buffer/length,
@@ -258,10 +290,19 @@ public enum SystemdUnits {
                 # On SIGTERM the daemon sends STOPPING=1, stops the sensors and flushes the history.
                 KillSignal=SIGTERM
                 TimeoutStopSec=10
-                #WatchdogSec=30s
-                # History in ~/.local/state/coremotion ($STATE_DIRECTORY).
+                # The daemon pings every 15 s while its delivery lock and event loops answer.
+                WatchdogSec=30s
+                # History in ~/.local/state/coremotion ($STATE_DIRECTORY), the user's alone.
                 StateDirectory=coremotion
+                StateDirectoryMode=0700
+                UMask=0077
+                LimitNOFILE=4096
                 NoNewPrivileges=yes
+                RestrictNamespaces=yes
+                RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6
+                MemoryDenyWriteExecute=yes
+                LockPersonality=yes
+                SystemCallArchitectures=native
 
                 [Install]
                 # Runs from login so that history is recorded with no app connected.
@@ -276,9 +317,14 @@ public enum SystemdUnits {
     public static func sysusersSnippet() -> String {
         """
         \(header)
-        # The group whose members may connect to /run/coremotion/coremotiond.sock (coremotiond.socket, mode 0660).
+        # The system user coremotiond runs as, and its group, whose members may also connect to
+        # /run/coremotion/coremotiond.sock (coremotiond.socket, mode 0660).
         # Add a user with: usermod -aG coremotion USER
-        g \(groupName) -
+        u \(userName) - "Core Motion service" \(systemStateDirectory)
+        # Members of coremotion-history may read the machine's pedometer, activity and recorded history through
+        # the service (the policy's default historyReaderGroups; docs/authorization.md).
+        # Add a user with: usermod -aG coremotion-history USER
+        g coremotion-history -
 
         """
     }

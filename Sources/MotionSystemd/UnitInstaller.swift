@@ -175,14 +175,26 @@ public struct UnitInstaller: Sendable {
             try run([sysusers, snippet], &report, log: log)
             return
         }
-        guard getgrnam(SystemdUnits.groupName) == nil else { return }
-        guard let groupadd = Self.findTool("groupadd", environment: environment) else {
+        if getgrnam(SystemdUnits.groupName) == nil {
+            guard let groupadd = Self.findTool("groupadd", environment: environment) else {
+                report.notes.append(
+                    "warning: neither systemd-sysusers nor groupadd was found: create the system group "
+                        + "'\(SystemdUnits.groupName)' and user '\(SystemdUnits.userName)' yourself, or the units fail to start.")
+                return
+            }
+            try run([groupadd, "--system", SystemdUnits.groupName], &report, log: log)
+        }
+        // The system instance runs as its own user (User= in coremotiond.service).
+        guard getpwnam(SystemdUnits.userName) == nil else { return }
+        guard let useradd = Self.findTool("useradd", environment: environment) else {
             report.notes.append(
-                "warning: neither systemd-sysusers nor groupadd was found: create the system group "
-                    + "'\(SystemdUnits.groupName)' yourself, or the socket unit fails to start.")
+                "warning: useradd was not found: create the system user '\(SystemdUnits.userName)' (group "
+                    + "'\(SystemdUnits.groupName)') yourself, or coremotiond.service fails to start.")
             return
         }
-        try run([groupadd, "--system", SystemdUnits.groupName], &report, log: log)
+        try run(
+            [useradd, "--system", "--gid", SystemdUnits.groupName, "--home-dir", SystemdUnits.systemStateDirectory, "--no-create-home",
+             "--shell", "/usr/sbin/nologin", SystemdUnits.userName], &report, log: log)
     }
 
     /// Writes `contents` to `path` (creating folders), unless it already holds exactly that.

@@ -66,7 +66,7 @@ struct AdminPolicyTests {
         #expect(error == .unknownKey(file: file, key: "restrictedUser", accepted: AdminPolicy.acceptedKeys))
         #expect(error.description.contains(file))
         #expect(error.description.contains("\"restrictedUser\""))
-        #expect(error.description.contains("allowedUsers, authorizeUnsandboxedApps, liveMotionWhenNotDetermined, restrictedApps, restrictedGroups, restrictedUsers"))
+        #expect(error.description.contains("allowedUsers, authorizeUnsandboxedApps, historyReaderGroups, historyReaderUsers, liveMotionWhenNotDetermined, restrictedApps, restrictedGroups, restrictedUsers"))
     }
 
     @Test(arguments: [

@@ -139,6 +139,7 @@ struct AuthorizationAuthorityTests {
             #expect(subject.allowsLiveMotion(status: status) == expected.0, "\(status) live motion")
             #expect(subject.allowsLiveActivity(status: status) == expected.1, "\(status) live activity")
             #expect(subject.allowsHistory(status: status) == expected.2, "\(status) history")
+            #expect(subject.allowsHistory(status: status, peer: Self.root) == expected.2, "\(status) history, root")
         }
     }
 

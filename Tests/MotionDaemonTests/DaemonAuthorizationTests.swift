@@ -70,9 +70,11 @@ struct DaemonAuthorizationTests {
         let s = app.subscribe(to: .accelerometer, interval: 0.05) { live.add($0.time) }
         Thread.sleep(forTimeInterval: 0.5)
         #expect(live.count == 0)
-        _ = try app.permissions(.grant, app: me)
-        Thread.sleep(forTimeInterval: 0.2)
+        // Refused at the hello: no slot held, no request answered.
+        #expect(throws: MotionProviderError.self) { try app.permissions(.grant, app: me) }
         #expect(app.authorizationStatus() == .restricted)
+        #expect(eventually { daemon.core.connectedSessions.isEmpty })
+        #expect(daemon.core.connectionCounts.refused.restricted >= 1)
         s?.cancel()
     }
 

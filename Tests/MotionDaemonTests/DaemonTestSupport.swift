@@ -19,14 +19,16 @@ final class TestDaemon: @unchecked Sendable {
     init(
         rates: [SensorKind: Double] = [.accelerometer: 100, .gyroscope: 100, .magnetometer: 100, .barometer: 2],
         device: (any MotionDevice)? = nil, clientBuffer: Int = 8192, authorizer: any ClientAuthorizer = OpenAuthorizer(),
-        folder existing: URL? = nil, helloTimeout: TimeInterval = 10, headphones: (any HeadphoneDevice)? = nil
+        folder existing: URL? = nil, helloTimeout: TimeInterval = 10, headphones: (any HeadphoneDevice)? = nil,
+        stallLimit: TimeInterval = 30
     ) throws {
         folder = try existing ?? TestData.temporaryDirectory("coremotiond-test")
-        let configuration = DaemonConfiguration(
+        var configuration = DaemonConfiguration(
             instance: .user, device: .none, socketPath: folder.appendingPathComponent("d.sock").path,
             historyPath: folder.appendingPathComponent("history.sqlite").path,
             permissionsPath: folder.appendingPathComponent("permissions.json").path, socketMode: 0o600,
             clientBufferCapacity: clientBuffer, helloTimeout: helloTimeout)
+        configuration.clientStallLimit = stallLimit
         let device = device ?? ScheduledDevice(
             name: "synthetic", source: SyntheticSource(rates: rates), clock: SystemClock.shared, loop: false)
         var logger = Logger(label: "test.coremotiond")
@@ -114,6 +116,11 @@ final class RawClient {
 
     func send(_ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Sends without waiting: the bytes the socket took (0 when it is full).
+    func sendNow(_ bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBytes { max(0, Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))) }
     }
 
     func send(_ message: ClientMessage) { send(message.encoded) }

@@ -67,12 +67,23 @@ import Testing
         #expect(service["Service", "PrivateDevices"] == nil)
         // The socket unit owns /run/coremotion; a RuntimeDirectory= would delete it when the service stops.
         #expect(service["Service", "RuntimeDirectory"] == nil)
-        #expect(service["Service", "WatchdogSec"] == nil)
+        #expect(service["Service", "WatchdogSec"] == ["30s"])
+        // Hostile-clients hardening: its own user, one capability, no namespaces, only the address families it uses.
+        #expect(service["Service", "User"] == ["coremotion"])
+        #expect(service["Service", "Group"] == ["coremotion"])
+        #expect(service["Service", "CapabilityBoundingSet"] == ["CAP_SYS_PTRACE"])
+        #expect(service["Service", "AmbientCapabilities"] == ["CAP_SYS_PTRACE"])
+        #expect(service["Service", "RestrictAddressFamilies"] == ["AF_UNIX AF_INET AF_INET6"])
+        #expect(service["Service", "SystemCallFilter"]?.first == "@system-service")
+        for key in ["RestrictNamespaces", "MemoryDenyWriteExecute", "RestrictSUIDSGID", "LockPersonality"] {
+            #expect(service["Service", key] == ["yes"], "\(key)")
+        }
+        #expect(service["Service", "UMask"] == ["0077"])
         #expect(service["Install", "WantedBy"] == ["multi-user.target"])
         #expect(service["Install", "Also"] == ["coremotiond.socket"])
 
         let sysusers = files[2].contents.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }
-        #expect(sysusers == ["g coremotion -"])
+        #expect(sysusers == ["u coremotion - \"Core Motion service\" /var/lib/coremotion", "g coremotion-history -"])
     }
 
     @Test func userUnits() throws {

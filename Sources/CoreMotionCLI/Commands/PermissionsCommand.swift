@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MotionAuthorization
 import MotionDaemonClient
 
 /// `coremotion permissions`: the user's decisions per app, as kept by `coremotiond`.
@@ -63,23 +64,39 @@ struct PermissionsCommand: ParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
+        // A reply is checked whole before anything is printed: a document cut short (a frame limit) or
+        // damaged must never pass for the user's decisions, and must not end with exit status 0.
+        let doc: PermissionsDocument
+        do {
+            doc = try PermissionsDocument.decode(document)
+        } catch {
+            throw PermissionsReplyFailure(operation: operation, problem: error)
+        }
         if json {
             print(document)
             return
         }
-        struct Entry: Decodable { var app: String; var status: String }
-        struct Doc: Decodable { var uid: UInt32; var decisions: [Entry]; var changed: String? }
-        guard let data = document.data(using: .utf8), let doc = try? JSONDecoder().decode(Doc.self, from: data) else {
-            print(document)
-            return
-        }
-        if let changed = doc.changed {
-            let now = doc.decisions.first { $0.app == changed }?.status ?? "notDetermined"
-            print("\(changed): \(now) for user \(doc.uid)")
+        let changed = doc.changed
+        if let changed {
+            let now = doc.decisions.first { $0.app == changed }?.status ?? .notDetermined
+            print("\(changed): \(now.name) for user \(doc.uid)")
         } else if doc.decisions.isEmpty {
             print("no decisions stored for user \(doc.uid): every app is notDetermined")
         } else {
-            print(Output.table(["app", "status"], doc.decisions.map { [$0.app, $0.status] }))
+            print(Output.table(["app", "status"], doc.decisions.map { [$0.app, $0.status.name] }))
         }
+    }
+}
+
+/// coremotiond's reply to a permissions request is not a whole, valid document.
+struct PermissionsReplyFailure: Error, CustomStringConvertible {
+    var operation: PermissionOperation
+    var problem: PermissionsDocumentError
+
+    var description: String {
+        let what = operation == .list
+            ? "nothing is printed"
+            : "the change was probably made; run `coremotion permissions list` to see the stored decisions"
+        return "coremotiond's reply is \(problem) (cut short, or from a daemon of another version); \(what)"
     }
 }

@@ -28,12 +28,58 @@ import Logging
 /// the file and the reason, and the store starts empty: every app then reads
 /// ``AuthorizationDecision/notDetermined``, the safe default (history needs `authorized`).
 ///
+/// **Quotas.** The file is shared by every user of the machine, so no user may grow it past what the
+/// loader accepts (``maximumFileSize``, 16 MiB: a larger file would be set aside at the next start,
+/// and every user's decisions with it). A user keeps at most ``Limits/decisionsPerUser`` decisions
+/// (256), all users together at most ``Limits/decisions`` (16,384); app ids are at most
+/// ``AppIdentity/maximumIDLength`` bytes (255). With these the file is at most
+/// ``worstCaseFileSize(decisions:)`` of 16,384 = 9,224,231 bytes (8.8 MiB). A new decision beyond a
+/// quota is refused with ``PermissionStoreError/userQuotaFull(uid:limit:)`` or
+/// ``PermissionStoreError/storeFull(limit:)``; changing or removing a stored decision is always
+/// possible. A file written by an older version with more decisions is loaded whole (and logged):
+/// nothing is dropped, but no decision is added until it is back under the quota.
+///
 /// Thread-safe: reads never wait for a write in progress; writes are serialized.
 public final class PermissionStore: Sendable {
     /// The `version` this store reads and writes.
     public static let fileVersion = 1
     /// Files larger than this (16 MiB) are taken as damaged.
     public static let maximumFileSize = 16 * 1024 * 1024
+
+    /// How many decisions the store keeps.
+    public struct Limits: Sendable, Hashable {
+        /// Decisions one user (uid) may keep: 256 by default.
+        public let decisionsPerUser: Int
+        /// Decisions all users together may keep: 16,384 by default.
+        public let decisions: Int
+
+        /// The standard limits: 256 decisions per user, 16,384 in all.
+        public static let standard = Limits(decisionsPerUser: 256, decisions: 16_384)
+
+        /// Limits for tests and special deployments; `decisions` must keep the worst-case file within
+        /// ``PermissionStore/maximumFileSize`` (a precondition): at most 29,799.
+        public init(decisionsPerUser: Int, decisions: Int) {
+            precondition(decisionsPerUser >= 1 && decisions >= decisionsPerUser, "limits must be positive, the total at least the per-user limit")
+            precondition(PermissionStore.worstCaseFileSize(decisions: decisions) <= PermissionStore.maximumFileSize, "the file could exceed what the loader accepts")
+            self.decisionsPerUser = decisionsPerUser
+            self.decisions = decisions
+        }
+    }
+
+    /// The largest file a store with `decisions` decisions can write, in bytes: every app id
+    /// ``AppIdentity/maximumIDLength`` (255) bytes long and made of characters JSON escapes with two
+    /// bytes (`"` and `\`; control characters are not allowed in ids), every decision of a different
+    /// ten-digit uid, every state `"authorized"`.
+    ///
+    /// Per decision 535 bytes (`      "ID" : "authorized",` and a line break, the id escaped to 510
+    /// bytes), per user 28 (`    "4294967294" : {` … `    },`), 39 for the rest; 9,224,231 bytes for
+    /// 16,384 decisions, under ``maximumFileSize`` (16,777,216).
+    public static func worstCaseFileSize(decisions: Int) -> Int {
+        let perDecision = 6 + 1 + 2 * AppIdentity.maximumIDLength + 5 + "authorized".utf8.count + 3
+        let perUser = 4 + 12 + 5 + 7
+        let frame = 16 + 23
+        return frame + decisions * (perDecision + perUser)
+    }
     /// The file of the system instance: `/var/lib/coremotion/permissions.json`.
     public static let systemFile = URL(fileURLWithPath: "/var/lib/coremotion/permissions.json")
 
@@ -52,6 +98,8 @@ public final class PermissionStore: Sendable {
 
     /// The file, or `nil` for a store in memory only.
     public let file: URL?
+    /// The quotas in force.
+    public let limits: Limits
     /// Where a damaged file found at start was moved, or `nil` when none was.
     public let damagedFileMovedTo: URL?
 
@@ -65,8 +113,9 @@ public final class PermissionStore: Sendable {
     ///
     /// Never fails: a missing file is an empty store; a damaged one is moved aside (see the type's
     /// documentation). Temporary files left by an interrupted write are removed.
-    public init(file: URL?, logger: Logger) {
+    public init(file: URL?, limits: Limits = .standard, logger: Logger) {
         self.file = file
+        self.limits = limits
         self.logger = logger
         guard let file else {
             decisions = Locked([:])
@@ -75,6 +124,16 @@ public final class PermissionStore: Sendable {
         }
         Self.removeStaleTemporaryFiles(of: file)
         let loaded = Self.load(file, logger: logger)
+        let overQuota = loaded.decisions.filter { $0.value.count > limits.decisionsPerUser }.keys.sorted()
+        if !overQuota.isEmpty {
+            logger.warning(
+                "permission store \(file.path): users \(overQuota.map(String.init).joined(separator: ", ")) keep more than \(limits.decisionsPerUser) decisions (the per-user quota); all are kept, none can be added until some are reset")
+        }
+        let total = loaded.decisions.values.reduce(0) { $0 + $1.count }
+        if total > limits.decisions {
+            logger.warning(
+                "permission store \(file.path) keeps \(total) decisions, more than the \(limits.decisions) allowed in all; all are kept, none can be added until some are reset")
+        }
         decisions = Locked(loaded.decisions)
         damagedFileMovedTo = loaded.movedTo
     }
@@ -111,8 +170,11 @@ public final class PermissionStore: Sendable {
     ///
     /// - Throws: ``PermissionStoreError/invalidAppID(_:_:)`` for an id that fails
     ///   ``AppIdentity/validate(id:)``; ``PermissionStoreError/notStorable(_:)`` for
-    ///   ``AuthorizationDecision/restricted``; ``PermissionStoreError/writeFailed(file:reason:)`` when
-    ///   the file could not be written (nothing changed).
+    ///   ``AuthorizationDecision/restricted``; ``PermissionStoreError/userQuotaFull(uid:limit:)`` when
+    ///   a new decision would take `uid` past ``Limits/decisionsPerUser``;
+    ///   ``PermissionStoreError/storeFull(limit:)`` when it would take the store past
+    ///   ``Limits/decisions``; ``PermissionStoreError/writeFailed(file:reason:)`` when the file could not
+    ///   be written. Whatever is thrown, nothing changed.
     public func set(_ decision: AuthorizationDecision, uid: UInt32, app: String) throws(PermissionStoreError) {
         do {
             try AppIdentity.validate(id: app)
@@ -145,9 +207,19 @@ public final class PermissionStore: Sendable {
 
     /// Applies one change under the writer lock: file first, then memory. Returns whether anything changed.
     private func change(uid: UInt32, app: String, to stored: AuthorizationDecision?) throws(PermissionStoreError) -> Bool {
-        try writer.withLock { (counter: inout UInt64) throws(PermissionStoreError) -> Bool in
+        let limits = self.limits
+        return try writer.withLock { (counter: inout UInt64) throws(PermissionStoreError) -> Bool in
             var next = decisions.withLock { $0 }
             guard next[uid]?[app] != stored else { return false }
+            if stored != nil, next[uid]?[app] == nil {
+                // A new entry: the quotas apply (changing or removing one never fails on them).
+                if (next[uid]?.count ?? 0) >= limits.decisionsPerUser {
+                    throw .userQuotaFull(uid: uid, limit: limits.decisionsPerUser)
+                }
+                if next.values.reduce(0, { $0 + $1.count }) >= limits.decisions {
+                    throw .storeFull(limit: limits.decisions)
+                }
+            }
             var apps = next[uid] ?? [:]
             apps[app] = stored
             next[uid] = apps.isEmpty ? nil : apps
@@ -167,24 +239,35 @@ public final class PermissionStore: Sendable {
         var version: Int
     }
 
-    private static func write(_ decisions: [UInt32: [String: AuthorizationDecision]], to file: URL, number: UInt64) throws(PermissionStoreError) {
-        let path = file.path
-        let folder = file.deletingLastPathComponent()
-        func failure(_ reason: String) -> PermissionStoreError { .writeFailed(file: path, reason: reason) }
-
+    /// The file's text for `decisions`.
+    static func encode(_ decisions: [UInt32: [String: AuthorizationDecision]]) throws -> Data {
         var users: [String: [String: String]] = [:]
         for (uid, apps) in decisions {
             users[String(uid)] = apps.mapValues(\.name)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var data: Data
+        var data = try encoder.encode(FileBody(users: users, version: fileVersion))
+        data.append(UInt8(ascii: "\n"))
+        return data
+    }
+
+    private static func write(_ decisions: [UInt32: [String: AuthorizationDecision]], to file: URL, number: UInt64) throws(PermissionStoreError) {
+        let path = file.path
+        let folder = file.deletingLastPathComponent()
+        func failure(_ reason: String) -> PermissionStoreError { .writeFailed(file: path, reason: reason) }
+
+        let data: Data
         do {
-            data = try encoder.encode(FileBody(users: users, version: fileVersion))
+            data = try encode(decisions)
         } catch {
             throw failure("encoding failed: \(error)")
         }
-        data.append(UInt8(ascii: "\n"))
+        // Never write what the next start would set aside (only possible with a file an older version
+        // let grow past the quotas).
+        guard data.count <= maximumFileSize else {
+            throw failure("it would be \(data.count) bytes, larger than the \(maximumFileSize / (1024 * 1024)) MiB the daemon loads; nothing was changed")
+        }
 
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -304,7 +387,7 @@ public final class PermissionStore: Sendable {
             return .failure(StoreFileProblem(reason: "the top level is \(root.typeName), expected an object"))
         }
         if let unknown = top.keys.sorted().first(where: { $0 != "version" && $0 != "users" }) {
-            return .failure(StoreFileProblem(reason: "unknown key \(String(reflecting: unknown)) (expected \"version\" and \"users\")"))
+            return .failure(StoreFileProblem(reason: "unknown key \(logQuoted(unknown, limit: AppIdentity.maximumIDLength)) (expected \"version\" and \"users\")"))
         }
         guard let versionValue = top["version"] else { return .failure(StoreFileProblem(reason: "no \"version\"")) }
         guard case .integer(let version) = versionValue else {
@@ -320,7 +403,7 @@ public final class PermissionStore: Sendable {
         var decisions: [UInt32: [String: AuthorizationDecision]] = [:]
         for (uidText, appsValue) in users {
             guard let uid = UInt32(uidText), String(uid) == uidText else {
-                return .failure(StoreFileProblem(reason: "user key \(String(reflecting: uidText)) is not a decimal uid"))
+                return .failure(StoreFileProblem(reason: "user key \(logQuoted(uidText, limit: AppIdentity.maximumIDLength)) is not a decimal uid"))
             }
             guard case .object(let apps) = appsValue else {
                 return .failure(StoreFileProblem(reason: "\"users\".\"\(uidText)\" is \(appsValue.typeName), expected an object"))
@@ -330,11 +413,11 @@ public final class PermissionStore: Sendable {
                 do {
                     try AppIdentity.validate(id: app)
                 } catch {
-                    return .failure(StoreFileProblem(reason: "user \(uidText): invalid app id \(String(reflecting: app)): \(error)"))
+                    return .failure(StoreFileProblem(reason: "user \(uidText): invalid app id \(logQuoted(app, limit: AppIdentity.maximumIDLength)): \(error)"))
                 }
                 guard case .string(let name) = stateValue,
                       let state = AuthorizationDecision(name: name), state == .authorized || state == .denied else {
-                    return .failure(StoreFileProblem(reason: "user \(uidText), app \(String(reflecting: app)): the state must be \"authorized\" or \"denied\""))
+                    return .failure(StoreFileProblem(reason: "user \(uidText), app \(logQuoted(app, limit: AppIdentity.maximumIDLength)): the state must be \"authorized\" or \"denied\""))
                 }
                 entries[app] = state
             }

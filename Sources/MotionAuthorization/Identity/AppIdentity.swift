@@ -1,3 +1,5 @@
+import MotionSamples
+
 /// The app a client process belongs to, as the daemon derives it from the kernel (never from what the
 /// client says about itself).
 ///
@@ -59,22 +61,22 @@ public struct AppIdentity: Sendable, Hashable, Codable, CustomStringConvertible 
     /// False for `unknown-pid-<pid>` identities: no decision is stored or read for them.
     public var isIdentified: Bool { !id.hasPrefix(Self.unidentifiedPrefix) }
 
-    /// `org.gnome.Maps [flatpak]`.
-    public var description: String { "\(id) [\(kind.rawValue)]" }
+    /// `org.gnome.Maps [flatpak]`, for logs: the id comes from `/proc` (an executable's name, a unit
+    /// name, a sandbox's metadata), so it is made log-safe (``LogSafeText/logSafe(_:limit:)``: control,
+    /// bidirectional and other invisible format characters escaped; whole up to 255 characters).
+    public var description: String { "\(LogSafeText.logSafe(id, limit: Self.maximumIDLength)) [\(kind.rawValue)]" }
+
+    /// The executable's path made safe for a log line (``LogSafeText/logSafe(_:limit:)``), or `nil`.
+    public var logSafeExecutable: String? { executable.map { LogSafeText.logSafe($0, limit: 4096) } }
 
     /// A name for logs: the kernel-derived id and kind, and the client's own hint when it differs
     /// from the id.
     ///
     /// The hint is the app identity the client claims in its hello message. It is never used for a
-    /// decision, only shown here, cleaned of control characters and cut to 64 characters:
-    /// `CompatClients [executable, hint "com.example.Compat"]`.
+    /// decision, only shown here, made log-safe (``LogSafeText/logSafe(_:limit:)``) and cut to 64
+    /// characters: `CompatClients [executable, hint "com.example.Compat"]`.
     public func displayName(hint: String?) -> String {
         guard let hint, !hint.isEmpty, hint != id else { return description }
-        var cleaned = String.UnicodeScalarView()
-        for scalar in hint.unicodeScalars.prefix(64) {
-            cleaned.append(Self.isForbidden(scalar) ? "?" : scalar)
-        }
-        let ellipsis = hint.unicodeScalars.count > 64 ? "…" : ""
-        return "\(id) [\(kind.rawValue), hint \"\(String(cleaned))\(ellipsis)\"]"
+        return "\(LogSafeText.logSafe(id, limit: Self.maximumIDLength)) [\(kind.rawValue), hint \(logQuoted(hint, limit: 64))]"
     }
 }

@@ -9,9 +9,19 @@ import Foundation
 ///   "restrictedApps": ["com.example.Tracker"],
 ///   "allowedUsers": ["alice", "bob", "root"],
 ///   "liveMotionWhenNotDetermined": true,
-///   "authorizeUnsandboxedApps": false
+///   "authorizeUnsandboxedApps": false,
+///   "historyReaderUsers": ["root", "alice"],
+///   "historyReaderGroups": ["coremotion-history"]
 /// }
 /// ```
+///
+/// **Machine history** (the pedometer, activity and sensor-recorder history the system instance records
+/// from the machine's own sensors) belongs to the machine, not to whoever asks: the sensors cannot tell
+/// who carried the device. Only the administrator decides who may read it, with `historyReaderUsers`
+/// and `historyReaderGroups` (defaults ``defaultHistoryReaderUsers``: root, and
+/// ``defaultHistoryReaderGroups``: members of `coremotion-history`). A user's own `authorized` decision
+/// gives their app live updates; it opens history only when the policy also names the user
+/// (``AuthorizationAuthority/allowsHistory(status:peer:)``).
 ///
 /// Every key is optional; a missing file is the default policy (nobody restricted). Users and groups
 /// are names or numeric ids: an entry of decimal digits only is an id, anything else a name (looked up
@@ -45,6 +55,25 @@ public struct AdminPolicy: Sendable, Hashable, Codable {
     /// An unsandboxed app with no stored decision reads `authorized` (default false). Sandboxed apps
     /// (Flatpak, Snap) are never authorized by this.
     public var authorizeUnsandboxedApps: Bool
+    /// Users (names or uids) who may read the machine's history; `nil` (the default):
+    /// ``defaultHistoryReaderUsers`` (root only). A list replaces the default: root is not added to it.
+    public var historyReaderUsers: [String]?
+    /// Groups (names or gids) whose members may read the machine's history; `nil` (the default):
+    /// ``defaultHistoryReaderGroups`` (`coremotion-history`). Membership is what the group database
+    /// says (primary group and `getgrouplist`), never the group of the connecting process alone.
+    public var historyReaderGroups: [String]?
+
+    /// The history readers when `historyReaderUsers` is absent: `["0"]`, root.
+    public static let defaultHistoryReaderUsers = ["0"]
+    /// The history-reader groups when `historyReaderGroups` is absent: `["coremotion-history"]`. The
+    /// group is not the socket's group (`coremotion`): being allowed to connect gives live motion, not
+    /// the machine's history. When the group does not exist it matches nobody (only root reads).
+    public static let defaultHistoryReaderGroups = ["coremotion-history"]
+
+    /// `historyReaderUsers`, or its default.
+    public var effectiveHistoryReaderUsers: [String] { historyReaderUsers ?? Self.defaultHistoryReaderUsers }
+    /// `historyReaderGroups`, or its default.
+    public var effectiveHistoryReaderGroups: [String] { historyReaderGroups ?? Self.defaultHistoryReaderGroups }
 
     /// A policy with these values; the defaults are the default policy.
     public init(
@@ -53,7 +82,9 @@ public struct AdminPolicy: Sendable, Hashable, Codable {
         restrictedApps: [String] = [],
         allowedUsers: [String]? = nil,
         liveMotionWhenNotDetermined: Bool = true,
-        authorizeUnsandboxedApps: Bool = false
+        authorizeUnsandboxedApps: Bool = false,
+        historyReaderUsers: [String]? = nil,
+        historyReaderGroups: [String]? = nil
     ) {
         self.restrictedUsers = restrictedUsers
         self.restrictedGroups = restrictedGroups
@@ -61,11 +92,14 @@ public struct AdminPolicy: Sendable, Hashable, Codable {
         self.allowedUsers = allowedUsers
         self.liveMotionWhenNotDetermined = liveMotionWhenNotDetermined
         self.authorizeUnsandboxedApps = authorizeUnsandboxedApps
+        self.historyReaderUsers = historyReaderUsers
+        self.historyReaderGroups = historyReaderGroups
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case restrictedUsers, restrictedGroups, restrictedApps, allowedUsers
         case liveMotionWhenNotDetermined, authorizeUnsandboxedApps
+        case historyReaderUsers, historyReaderGroups
     }
 
     /// The keys a policy file may hold, sorted.
@@ -130,6 +164,12 @@ public struct AdminPolicy: Sendable, Hashable, Codable {
                 policy.liveMotionWhenNotDetermined = try boolean(value, key: key, file: file)
             case .authorizeUnsandboxedApps:
                 policy.authorizeUnsandboxedApps = try boolean(value, key: key, file: file)
+            case .historyReaderUsers:
+                if case .null = value { continue }
+                policy.historyReaderUsers = try accountList(value, key: key, file: file, kind: "user", idName: "uid")
+            case .historyReaderGroups:
+                if case .null = value { continue }
+                policy.historyReaderGroups = try accountList(value, key: key, file: file, kind: "group", idName: "gid")
             }
         }
         return policy
@@ -161,7 +201,7 @@ public struct AdminPolicy: Sendable, Hashable, Codable {
                     throw .invalidEntry(file: file, key: key, index: index, reason: "an empty \(kind) name")
                 }
                 if text.unicodeScalars.contains(where: AppIdentity.isForbidden) || text.utf8.count > 255 {
-                    throw .invalidEntry(file: file, key: key, index: index, reason: "\(String(reflecting: text)) is not a \(kind) name (control characters, or longer than 255 bytes)")
+                    throw .invalidEntry(file: file, key: key, index: index, reason: "\(logQuoted(text)) is not a \(kind) name (control characters, or longer than 255 bytes)")
                 }
                 if text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
                     guard let id = UInt32(text), id < UInt32.max else {
@@ -199,17 +239,23 @@ public struct AdminPolicy: Sendable, Hashable, Codable {
 
     // MARK: - Names
 
-    /// The user and group names of the policy that match no account or group in `database`, as
-    /// `restrictedUsers: "bob" (no such user)`. Such names match nobody.
+    /// The user and group names the policy file lists that match no account or group in `database`,
+    /// as `restrictedUsers: "bob" (no such user)`, made safe for a log line. Such names match nobody.
+    /// Defaults (``defaultHistoryReaderGroups``) are not reported.
     public func unknownNames(in database: any UserDatabase) -> [String] {
         var unknown: [String] = []
-        for (key, list) in [("restrictedUsers", restrictedUsers), ("allowedUsers", allowedUsers ?? [])] {
+        let userLists = [
+            ("restrictedUsers", restrictedUsers), ("allowedUsers", allowedUsers ?? []), ("historyReaderUsers", historyReaderUsers ?? []),
+        ]
+        for (key, list) in userLists {
             for entry in list where Self.numericID(entry) == nil && database.user(named: entry) == nil {
-                unknown.append("\(key): \(String(reflecting: entry)) (no such user)")
+                unknown.append("\(key): \(logQuoted(entry)) (no such user)")
             }
         }
-        for entry in restrictedGroups where Self.numericID(entry) == nil && database.groupID(named: entry) == nil {
-            unknown.append("restrictedGroups: \(String(reflecting: entry)) (no such group)")
+        for (key, list) in [("restrictedGroups", restrictedGroups), ("historyReaderGroups", historyReaderGroups ?? [])] {
+            for entry in list where Self.numericID(entry) == nil && database.groupID(named: entry) == nil {
+                unknown.append("\(key): \(logQuoted(entry)) (no such group)")
+            }
         }
         return unknown
     }

@@ -19,7 +19,7 @@ public enum AdminPolicyError: Error, Sendable, Hashable, CustomStringConvertible
         case .malformed(let file, let reason):
             return "\(file): \(reason)"
         case .unknownKey(let file, let key, let accepted):
-            return "\(file): unknown key \(String(reflecting: key)); accepted keys: \(accepted.joined(separator: ", "))"
+            return "\(file): unknown key \(logQuoted(key)); accepted keys: \(accepted.joined(separator: ", "))"
         case .wrongType(let file, let key, let expected, let found):
             return "\(file): \"\(key)\" must be \(expected), found \(found)"
         case .invalidEntry(let file, let key, let index, let reason):

@@ -46,6 +46,10 @@ public protocol ClientAuthorizer: Sendable {
     func allowsLiveActivity(_ status: AuthorizationStatus) -> Bool
     /// History queries and the sensor recorder.
     func allowsHistory(_ status: AuthorizationStatus) -> Bool
+    /// Whether the client's **user** may read the machine's history at all, whatever the app's own decision:
+    /// the history of a shared machine is the administrator's to share (docs/authorization.md). A history
+    /// request needs both this and ``allowsHistory(_:)``.
+    func mayReadMachineHistory(_ client: ClientIdentity) -> Bool
     /// Lists or changes decisions for `caller`; returns a JSON document, or throws ``PermissionsRefusal``.
     func permissions(_ operation: PermissionOperation, app: String, targetUID: UInt32?, caller: ClientIdentity) throws -> String
 }
@@ -73,6 +77,7 @@ public struct OpenAuthorizer: ClientAuthorizer {
     public func allowsLiveMotion(_ status: AuthorizationStatus) -> Bool { true }
     public func allowsLiveActivity(_ status: AuthorizationStatus) -> Bool { true }
     public func allowsHistory(_ status: AuthorizationStatus) -> Bool { true }
+    public func mayReadMachineHistory(_ client: ClientIdentity) -> Bool { true }
 
     public func permissions(_ operation: PermissionOperation, app: String, targetUID: UInt32?, caller: ClientIdentity) throws -> String {
         throw PermissionsRefusal(forbidden: false, message: "this daemon runs without authorization (--no-authorization): every app is authorized")

@@ -17,9 +17,13 @@ public struct PolicyAuthorizer: ClientAuthorizer {
     ///   - policy: the administrator's policy (load it with `AdminPolicy.load(from:)`; a policy that cannot be
     ///     read stops the daemon rather than being half applied).
     ///   - store: where decisions are kept.
-    public init(policy: AdminPolicy, store: PermissionStore, logger: Logger, procRoot: String = "/proc") {
+    ///   - historyOwnerUID: `nil` for the system instance, whose history is the machine's (only the policy's
+    ///     history readers read it); the uid running a per-user instance, whose history is that user's own.
+    public init(
+        policy: AdminPolicy, store: PermissionStore, logger: Logger, procRoot: String = "/proc", historyOwnerUID: UInt32? = nil
+    ) {
         self.store = store
-        self.authority = AuthorizationAuthority(policy: policy, store: store, logger: logger)
+        self.authority = AuthorizationAuthority(policy: policy, store: store, historyOwnerUID: historyOwnerUID, logger: logger)
         self.procRoot = procRoot
     }
 
@@ -51,15 +55,12 @@ public struct PolicyAuthorizer: ClientAuthorizer {
     public func allowsLiveMotion(_ status: AuthorizationStatus) -> Bool { authority.allowsLiveMotion(status: decision(status)) }
     public func allowsLiveActivity(_ status: AuthorizationStatus) -> Bool { authority.allowsLiveActivity(status: decision(status)) }
     public func allowsHistory(_ status: AuthorizationStatus) -> Bool { authority.allowsHistory(status: decision(status)) }
+    public func mayReadMachineHistory(_ client: ClientIdentity) -> Bool { authority.mayReadMachineHistory(peer: peer(client)) }
 
     public func permissions(_ operation: PermissionOperation, app: String, targetUID: UInt32?, caller: ClientIdentity) throws -> String {
         let target = targetUID ?? caller.uid
-        guard authority.mayChangeDecisions(caller: peer(caller), callerApp: self.app(caller), targetUID: target) else {
-            throw PermissionsRefusal(
-                forbidden: true,
-                message: caller.isSandboxed
-                    ? "a sandboxed app cannot list or change authorization decisions"
-                    : "user \(caller.uid) may not list or change the decisions of user \(target) (only root may)")
+        if let refusal = authority.decisionChangeRefusal(caller: peer(caller), callerApp: self.app(caller), targetUID: target) {
+            throw PermissionsRefusal(forbidden: true, message: refusal)
         }
         do {
             switch operation {
@@ -71,16 +72,12 @@ public struct PolicyAuthorizer: ClientAuthorizer {
         } catch {
             throw PermissionsRefusal(forbidden: false, message: "\(error)")
         }
-        return Self.document(uid: target, decisions: store.list(uid: target), changed: operation == .list ? nil : app)
-    }
-
-    /// `{"uid": 1000, "decisions": [{"app": "…", "status": "authorized"}], "changed": "…"}`.
-    static func document(uid: UInt32, decisions: [(app: String, decision: AuthorizationDecision)], changed: String?) -> String {
-        struct Entry: Encodable { var app: String; var status: String }
-        struct Document: Encodable { var uid: UInt32; var decisions: [Entry]; var changed: String? }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let doc = Document(uid: uid, decisions: decisions.map { Entry(app: $0.app, status: $0.decision.name) }, changed: changed)
-        return (try? encoder.encode(doc)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
+        do {
+            // Never cut: a document over the protocol's limit is an error (the per-user quota keeps it far below).
+            return try PermissionsDocument(uid: target, decisions: store.list(uid: target), changed: operation == .list ? nil : app)
+                .encoded(limit: DaemonMessage.maximumDocumentLength)
+        } catch {
+            throw PermissionsRefusal(forbidden: false, message: "\(error)")
+        }
     }
 }

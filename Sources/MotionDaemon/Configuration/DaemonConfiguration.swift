@@ -32,6 +32,13 @@ public struct DaemonConfiguration: Sendable {
     public var clientBufferCapacity: Int
     /// Most clients at once.
     public var maximumClients: Int
+    /// Most clients of one user other than root at once (docs/security.md).
+    public var maximumClientsPerUser: Int = 32
+    /// Slots users other than root can never take, so that the administrator can always connect.
+    public var slotsReservedForRoot: Int = 16
+    /// How long a client may leave its socket full while its values are dropped before it is disconnected,
+    /// seconds (``ClientOutbox/stallLimit`` by default; tests shorten it).
+    public var clientStallLimit: TimeInterval = 30
     /// Most streams per client.
     public var maximumStreamsPerClient: Int
     /// How long a new connection may take to say hello, seconds.

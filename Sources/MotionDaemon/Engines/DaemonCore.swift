@@ -22,11 +22,27 @@ public final class DaemonCore: @unchecked Sendable {
     public let startDate = Date()
 
     private let lock = NSLock()
-    private var sessions: [ObjectIdentifier: ClientSession] = [:]
+    /// The admitted clients and the uid each holds its slot for.
+    private var sessions: [ObjectIdentifier: (session: ClientSession, uid: UInt32)] = [:]
     private var acceptedTotal = 0
-    private var refusedTotal = 0
+    private var refusals = RefusalCounts()
+    /// When a refusal of each uid was last logged (one line per uid and minute at most).
+    private var refusalLogged: [UInt32: Date] = [:]
     private var lastHistoryProblem: (date: Date, text: String)?
-    let queries = DispatchQueue(label: "coremotiond.queries", qos: .utility, attributes: .concurrent)
+    /// What every session's own serial queue runs on: requests, teardown (never an event loop or the device's
+    /// thread).
+    let sessionWork = DispatchQueue(label: "coremotiond.sessions", qos: .utility, attributes: .concurrent)
+
+    /// Connections refused, by reason (counted in `coremotion service status`).
+    public struct RefusalCounts: Sendable, Hashable, Codable {
+        /// All slots taken.
+        public var full = 0
+        /// The user already held ``DaemonConfiguration/maximumClientsPerUser`` slots.
+        public var perUser = 0
+        /// The administrator's policy restricts the user or app.
+        public var restricted = 0
+        public var total: Int { full + perUser + restricted }
+    }
 
     /// Opens the device the configuration names and the history; starts nothing yet (see ``startRecording()``).
     public convenience init(configuration: DaemonConfiguration, authorizer: any ClientAuthorizer, logger: Logger) throws {
@@ -70,14 +86,14 @@ public final class DaemonCore: @unchecked Sendable {
         service.startPedometerRecording()
         service.startActivityRecording()
         service.resumeAccelerometerRecording()
-        logger.notice("recording on \(service.device.name): sensors \(service.device.sensors.keys.map(\.rawValue).sorted().joined(separator: ", "))")
-        if let headphones = service.headphones { logger.notice("headphones: \(headphones.name)") }
+        logger.notice("recording on \(service.device.name.logSafe): sensors \(service.device.sensors.keys.map(\.rawValue).sorted().joined(separator: ", "))")
+        if let headphones = service.headphones { logger.notice("headphones: \(headphones.name.logSafe)") }
     }
 
     /// Disconnects every client, stops the device and writes the history to disk.
     public func shutDown() {
         lock.lock()
-        let all = Array(sessions.values)
+        let all = sessions.values.map(\.session)
         lock.unlock()
         for session in all { session.shutDown(.shuttingDown, "coremotiond is stopping") }
         service.shutDown()
@@ -85,29 +101,82 @@ public final class DaemonCore: @unchecked Sendable {
 
     // MARK: Sessions
 
-    func admit(_ session: ClientSession) -> Bool {
+    /// Gives `session` a slot for `uid`, or says why not (the text of the client's `overloaded` failure).
+    ///
+    /// Bounds (docs/security.md): ``DaemonConfiguration/maximumClients`` in all; a uid other than root at most
+    /// ``DaemonConfiguration/maximumClientsPerUser``; users other than root together leave
+    /// ``DaemonConfiguration/slotsReservedForRoot`` slots free, so that no user can lock the administrator out.
+    /// A refusal is counted, and logged once per uid and minute.
+    func admit(_ session: ClientSession, uid: UInt32) -> String? {
+        let now = Date()
         lock.lock()
-        defer { lock.unlock() }
-        guard sessions.count < configuration.maximumClients else {
-            refusedTotal += 1
-            return false
+        var refusal: String?
+        let total = sessions.count
+        if total >= configuration.maximumClients {
+            refusals.full += 1
+            refusal = "coremotiond serves at most \(configuration.maximumClients) clients"
+        } else if uid != 0 {
+            var ofUser = 0
+            var ofUsers = 0
+            for entry in sessions.values where entry.uid != 0 {
+                ofUsers += 1
+                if entry.uid == uid { ofUser += 1 }
+            }
+            if ofUser >= configuration.maximumClientsPerUser {
+                refusals.perUser += 1
+                refusal = "user \(uid) already has \(ofUser) connections to coremotiond (at most \(configuration.maximumClientsPerUser) per user)"
+            } else if ofUsers >= configuration.maximumClients - configuration.slotsReservedForRoot {
+                refusals.full += 1
+                refusal = "coremotiond serves at most \(configuration.maximumClients - configuration.slotsReservedForRoot) clients of users other than root"
+            }
         }
-        acceptedTotal += 1
-        sessions[ObjectIdentifier(session)] = session
-        return true
+        var log = false
+        if refusal != nil {
+            if let last = refusalLogged[uid], now.timeIntervalSince(last) < 60 {
+                log = false
+            } else {
+                refusalLogged[uid] = now
+                if refusalLogged.count > 4096 { refusalLogged = refusalLogged.filter { now.timeIntervalSince($0.value) < 60 } }
+                log = true
+            }
+        } else {
+            acceptedTotal += 1
+            sessions[ObjectIdentifier(session)] = (session, uid)
+        }
+        let counts = refusals
+        lock.unlock()
+        if let refusal, log {
+            logger.warning("refusing a connection: \(refusal) (refusals so far: \(counts.total); logged once a minute per user)")
+        }
+        return refusal
     }
 
+    /// Frees a slot (idempotent).
     func remove(_ session: ClientSession) {
         lock.lock()
         sessions[ObjectIdentifier(session)] = nil
         lock.unlock()
     }
 
+    /// Frees the slot of a client the policy restricts, counts and logs it (once per uid and minute).
+    func refuseRestricted(_ session: ClientSession, identity: ClientIdentity) {
+        let now = Date()
+        lock.lock()
+        sessions[ObjectIdentifier(session)] = nil
+        refusals.restricted += 1
+        var log = true
+        if let last = refusalLogged[identity.uid], now.timeIntervalSince(last) < 60 { log = false } else { refusalLogged[identity.uid] = now }
+        lock.unlock()
+        if log {
+            logger.warning("refusing \(identity.appID.logSafe) (pid \(identity.pid), uid \(identity.uid)): restricted by the administrator's policy (logged once a minute per user)")
+        }
+    }
+
     /// The connected clients.
     var connectedSessions: [ClientSession] {
         lock.lock()
         defer { lock.unlock() }
-        return Array(sessions.values)
+        return sessions.values.map(\.session)
     }
 
     /// Re-reads every client's decision (after `coremotion permissions` changed one) and tells those whose
@@ -148,10 +217,10 @@ public final class DaemonCore: @unchecked Sendable {
         return lastHistoryProblem
     }
 
-    var connectionCounts: (accepted: Int, refused: Int) {
+    var connectionCounts: (accepted: Int, refused: RefusalCounts) {
         lock.lock()
         defer { lock.unlock() }
-        return (acceptedTotal, refusedTotal)
+        return (acceptedTotal, refusals)
     }
 }
 

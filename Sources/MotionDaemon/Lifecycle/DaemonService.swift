@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MotionSamples
 import ServiceLifecycle
 
 /// `coremotiond` as a swift-service-lifecycle `Service`: start the recording, listen, say ready; on SIGTERM
@@ -33,7 +34,7 @@ public struct DaemonService: Service {
             try server.bind()
         }
         let how = server.activated ? "socket from systemd" : "bound"
-        core.logger.notice("listening on \(server.socketPath) (\(how)); device \(core.service.device.name)")
+        core.logger.notice("listening on \(server.socketPath) (\(how)); device \(core.service.device.name.logSafe)")
         onReady("serving \(core.service.device.name) on \(server.socketPath)")
         try? await gracefulShutdown()
         core.logger.notice("stopping: closing the socket, telling clients, writing the history")

@@ -12,6 +12,10 @@ import NIOCore
 /// the **oldest** value is dropped and counted per stream; the client receives `dropped(stream, n)`
 /// before its next values, and its API logs it. A client whose socket stays full for ``stallLimit``
 /// (30 s) while values are being dropped is disconnected; other clients never notice.
+///
+/// **Never calls out on the pushing thread.** ``push(_:stream:)`` runs on the device's thread, under
+/// `MotionService`'s delivery lock: the stall handler (which ends the client's streams, taking that lock
+/// again) is run later on ``cleanup``, never inline, so a stalled client cannot stop the device thread.
 final class ClientOutbox: @unchecked Sendable {
     /// Default bound on waiting values per client.
     static let defaultCapacity = 8192
@@ -26,6 +30,8 @@ final class ClientOutbox: @unchecked Sendable {
     }
 
     let capacity: Int
+    /// How long the socket may stay full while values are dropped (``stallLimit`` by default).
+    let stallSeconds: TimeInterval
     private let channel: any Channel
     private let lock = NSLock()
     private var items = Deque<Item>()
@@ -36,12 +42,19 @@ final class ClientOutbox: @unchecked Sendable {
     private var dropCount: UInt64 = 0
     private var sendCount: UInt64 = 0
     private var writer = ByteWriter(capacity: 64 * 1024)
-    /// Called (once) when the client stalled too long.
+    /// Called (once, on ``cleanup``) when the client stalled too long.
     var onStall: (@Sendable () -> Void)?
+    /// Where ``onStall`` runs: never the thread that pushes.
+    private let cleanup: DispatchQueue
 
-    init(channel: any Channel, capacity: Int = ClientOutbox.defaultCapacity) {
+    init(
+        channel: any Channel, capacity: Int = ClientOutbox.defaultCapacity, stallLimit: TimeInterval = ClientOutbox.stallLimit,
+        cleanup: DispatchQueue = .global(qos: .utility)
+    ) {
         self.channel = channel
         self.capacity = max(1, capacity)
+        self.stallSeconds = stallLimit
+        self.cleanup = cleanup
     }
 
     /// Queues a value of `stream` (any thread; never blocks on the client).
@@ -58,7 +71,7 @@ final class ClientOutbox: @unchecked Sendable {
             dropCount += 1
             let now = ProcessInfo.processInfo.systemUptime
             if let since = stalledSince {
-                stalled = now - since > Self.stallLimit
+                stalled = now - since > stallSeconds
             } else {
                 stalledSince = now
             }
@@ -66,10 +79,15 @@ final class ClientOutbox: @unchecked Sendable {
         items.append(Item(stream: stream, value: value))
         let schedule = !flushScheduled
         flushScheduled = true
-        if stalled { closed = true }
+        if stalled {
+            closed = true
+            items.removeAll()
+        }
+        let stallHandler = stalled ? onStall : nil
         lock.unlock()
         if stalled {
-            onStall?()
+            // Off this thread: the handler ends streams, which takes the lock this thread may hold.
+            if let stallHandler { cleanup.async(execute: stallHandler) }
             return
         }
         if schedule { channel.eventLoop.execute { self.flush() } }

@@ -13,8 +13,30 @@ import Glibc
 /// before the hello, a hello of another version, or no hello within ``DaemonConfiguration/helloTimeout``
 /// gets a `failure` frame naming the problem and the connection is closed. Nothing it sends reaches the
 /// device or another client.
-final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
+///
+/// **Threads.** The event loop only decodes frames and writes bytes: every request (subscribing, history,
+/// status, permissions) runs in order on the session's own serial queue (``work``), so that neither the
+/// event loop nor the device's thread ever waits on the service's locks, the history or `/proc` for a
+/// client. Teardown (a stall, a disconnect) runs there too.
+///
+/// **Bounds** (docs/security.md): at most ``maximumRequestsInFlight`` requests are unanswered at once; while
+/// that many are, the session stops reading the socket (NIO `read()` is held back), so a client that sends
+/// without reading its replies makes the kernel's socket buffer fill instead of the daemon's memory. A request
+/// counts until its reply is written to the socket. Frames already decoded from one socket read still wait
+/// (at most ``maximumQueuedRequests``; past that the client is disconnected as `overloaded`). Control
+/// messages (events, replies) not yet written are bounded by ``maximumPendingControl``; past that the client
+/// is disconnected as `tooSlow`.
+final class ClientSession: ChannelDuplexHandler, @unchecked Sendable {
     typealias InboundIn = ClientMessage
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// Requests answered concurrently per client before reading stops.
+    static let maximumRequestsInFlight = 16
+    /// Requests decoded but not yet answered per client (one 64 KiB socket read of the smallest frames).
+    static let maximumQueuedRequests = 8192
+    /// Control messages written to NIO but not yet to the socket per client.
+    static let maximumPendingControl = 1024
 
     private let core: DaemonCore
     private var storedLogger: Logger
@@ -41,6 +63,20 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
     private var closing = false
     private var helloTimer: Scheduled<Void>?
     let connectedAt = Date()
+    /// Where this client's requests run, one at a time, in the order they arrived.
+    private let work: DispatchQueue
+    /// Requests received and not yet answered (event loop only).
+    private var inFlight = 0
+    /// A `read()` held back while ``maximumRequestsInFlight`` requests are unanswered (event loop only).
+    private var readHeldBack = false
+    /// The handler's context, for resuming reads (event loop only).
+    private var handlerContext: ChannelHandlerContext?
+    /// Whether the client was admitted (holds a slot).
+    private var admitted = false
+    /// Whether a hello frame arrived (event loop only; ``helloDone`` is set once it was answered).
+    private var helloReceived = false
+    /// Control messages handed to NIO and not yet written (guarded by `lock`).
+    private var pendingControl = 0
 
     /// A stream of this client, with what it needs (to end it when the decision changes).
     struct OpenStream {
@@ -55,32 +91,44 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
     init(core: DaemonCore) {
         self.core = core
         self.storedLogger = core.logger
+        self.work = DispatchQueue(label: "coremotiond.session", qos: .utility, target: core.sessionWork)
     }
 
     // MARK: Channel events
 
     func channelActive(context: ChannelHandlerContext) {
         let channel = context.channel
-        self.channel = channel
-        let outbox = ClientOutbox(channel: channel, capacity: core.configuration.clientBufferCapacity)
+        handlerContext = context
+        let stallLimit = core.configuration.clientStallLimit
+        let outbox = ClientOutbox(
+            channel: channel, capacity: core.configuration.clientBufferCapacity, stallLimit: stallLimit, cleanup: work)
         outbox.onStall = { [weak self] in
-            self?.shutDown(.tooSlow, "this client did not read its socket for \(Int(ClientOutbox.stallLimit)) s while values were dropped")
+            self?.shutDown(.tooSlow, "this client did not read its socket for \(Int(stallLimit)) s while values were dropped")
         }
         lock.lock()
+        self.channel = channel
         self.outbox = outbox
         lock.unlock()
-        if !core.admit(self) {
-            failAndClose(.overloaded, "coremotiond serves at most \(core.configuration.maximumClients) clients", context: context)
-            return
-        }
+        // The peer's credentials (SO_PEERCRED: fixed by the kernel at connect) decide the slot: the option is
+        // read on this event loop, so the future is complete before any frame is read.
+        var peer: SocketPeerCredentials?
         if let provider = channel as? any SocketOptionProvider {
             let future: EventLoopFuture<SocketPeerCredentials> = provider.unsafeGetSocketOption(
                 level: NIOBSDSocket.OptionLevel(rawValue: SOL_SOCKET), name: NIOBSDSocket.Option(rawValue: SO_PEERCRED))
-            future.whenSuccess { [weak self] cred in self?.credentials = (cred.pid, cred.uid, cred.gid) }
+            future.assumeIsolated().whenSuccess { cred in peer = cred }
         }
+        let credentials = peer.map { (pid: $0.pid, uid: $0.uid, gid: $0.gid) } ?? (pid: -1, uid: UInt32.max, gid: UInt32.max)
+        lock.lock()
+        self.credentials = credentials
+        lock.unlock()
+        if let refusal = core.admit(self, uid: credentials.uid) {
+            failAndClose(.overloaded, refusal, context: context)
+            return
+        }
+        admitted = true
         let timeout = core.configuration.helloTimeout
         helloTimer = context.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) { [weak self] in
-            guard let self, !self.helloDone else { return }
+            guard let self, !self.helloReceived else { return }
             self.shutDown(.helloExpected, "no hello within \(Int(timeout)) s")
         }
         context.fireChannelActive()
@@ -88,11 +136,52 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
 
     func channelInactive(context: ChannelHandlerContext) {
         helloTimer?.cancel()
-        endAllStreams()
+        handlerContext = nil
         outbox?.close()
-        core.remove(self)
-        if let identity = self.identity { logger.info("client gone: \(describe(identity))") }
+        if admitted {
+            admitted = false
+            core.remove(self)
+        }
+        // Ending the streams takes the service's locks: on the session's queue, never the event loop.
+        work.async { [self] in
+            endAllStreams()
+            if let identity = self.identity { logger.info("client gone: \(describe(identity))") }
+        }
         context.fireChannelInactive()
+    }
+
+    /// Holds back reading while ``maximumRequestsInFlight`` requests are unanswered.
+    func read(context: ChannelHandlerContext) {
+        if inFlight >= Self.maximumRequestsInFlight {
+            readHeldBack = true
+            return
+        }
+        context.read()
+    }
+
+    /// One request was answered (any thread).
+    private func requestDone() {
+        guard let channel = currentChannel else { return }
+        channel.eventLoop.execute { [self] in
+            inFlight -= 1
+            if readHeldBack, inFlight < Self.maximumRequestsInFlight, let context = handlerContext {
+                readHeldBack = false
+                context.read()
+            }
+        }
+    }
+
+    /// The client's uid from `SO_PEERCRED` (`UInt32.max` when unknown).
+    var peerUID: UInt32 {
+        lock.lock()
+        defer { lock.unlock() }
+        return credentials?.uid ?? UInt32.max
+    }
+
+    private var currentChannel: (any Channel)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return channel
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -122,109 +211,149 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !isClosing else { return }
+        guard !isClosing, admitted else { return }
         let message = unwrapInboundIn(data)
-        guard helloDone else {
+        guard helloReceived else {
             guard case .hello(let hello) = message else {
                 failAndClose(.helloExpected, "the first frame must be a hello, not \(message.type)", context: context)
                 return
             }
-            greet(hello, context: context)
+            helloReceived = true
+            helloTimer?.cancel()
+            guard hello.version == ProtocolVersion.current else {
+                logger.warning("refusing a client of protocol version \(hello.version) (\(hello.appHint.logSafe))")
+                failAndClose(
+                    .unsupportedVersion,
+                    "coremotiond speaks protocol version \(ProtocolVersion.current); this client speaks version \(hello.version): "
+                        + "build the app against the same swift-core-motion release as the daemon",
+                    context: context)
+                return
+            }
+            inFlight += 1
+            work.async { [self] in
+                greet(hello)
+                requestDone()
+            }
             return
         }
+        if case .hello = message {
+            failAndClose(.malformedFrame, "hello sent twice", context: context)
+            return
+        }
+        guard inFlight < Self.maximumQueuedRequests else {
+            failAndClose(.overloaded, "more than \(Self.maximumQueuedRequests) requests unanswered", context: context)
+            return
+        }
+        inFlight += 1
+        work.async { [self] in
+            guard !isClosing else { return requestDone() }
+            handle(message, done: { [self] in requestDone() })
+        }
+    }
+
+    /// Runs one request on ``work``; `done` is called once its reply (if any) is written.
+    private func handle(_ message: ClientMessage, done: @escaping @Sendable () -> Void) {
         switch message {
         case .hello:
-            failAndClose(.malformedFrame, "hello sent twice", context: context)
+            done()
         case .subscribeSensor(let stream, let sensor, let interval):
+            defer { done() }
             open(stream, label: sensor.rawValue, interval: interval, needs: .motion) { provider, push in
                 provider.subscribe(to: sensor, interval: interval) { push(.sensor($0)) }
             }
         case .subscribeDeviceMotion(let stream, let frame, let interval):
+            defer { done() }
             open(stream, label: "device motion (\(frame))", interval: interval, needs: .motion) { provider, push in
                 provider.subscribeDeviceMotion(frame: frame, interval: interval) { push(.deviceMotion($0)) }
             }
         case .subscribeAltitude(let stream, let absolute):
+            defer { done() }
             open(stream, label: absolute ? "absolute altitude" : "altitude", interval: 0, needs: .activity) { provider, push in
                 provider.subscribeAltitude(absolute: absolute) { push(.altitude($0)) }
             }
         case .subscribePedometer(let stream, let start):
+            defer { done() }
             // Totals cumulative from a start in the past include history: an app that may not read history
             // counts from now instead (Apple's pedometer gives such an app nothing at all).
-            let from = core.authorizer.allowsHistory(currentStatus) ? start : max(start, Date())
+            let from = mayReadHistory ? start : max(start, Date())
             open(stream, label: "pedometer", interval: 0, needs: .activity) { provider, push in
                 provider.subscribePedometer(from: from) { push(.pedometer($0)) }
             }
         case .subscribePedometerEvents(let stream):
+            defer { done() }
             open(stream, label: "pedometer events", interval: 0, needs: .activity) { provider, push in
                 provider.subscribePedometerEvents { push(.pedometerEvent($0)) }
             }
         case .subscribeActivity(let stream):
+            defer { done() }
             open(stream, label: "activity", interval: 0, needs: .activity) { provider, push in
                 provider.subscribeActivity { push(.activity($0)) }
             }
         case .subscribeHeadphoneConnection(let stream):
+            defer { done() }
             open(stream, label: "headphone connection", interval: 0, needs: .activity) { provider, push in
                 provider.subscribeHeadphoneConnection { push(.headphoneConnection($0)) }
             }
         case .subscribeHeadphoneMotion(let stream):
+            defer { done() }
             open(stream, label: "headphone motion", interval: 0, needs: .activity) { provider, push in
                 provider.subscribeHeadphoneMotion { push(.headphoneMotion($0)) }
             }
         case .subscribeHeadphoneActivity(let stream):
+            defer { done() }
             open(stream, label: "headphone activity", interval: 0, needs: .activity) { provider, push in
                 provider.subscribeHeadphoneActivity { push(.activity($0)) }
             }
         case .unsubscribe(let stream):
+            defer { done() }
             lock.lock()
             let removed = streams.removeValue(forKey: stream)
             lock.unlock()
             removed?.subscription.cancel()
         case .queryPedometer(let request, let from, let to):
-            history(request) { provider in .pedometer(try provider.pedometerTotals(from: from, to: to)) }
+            history(request, done: done) { provider in .pedometer(try provider.pedometerTotals(from: from, to: to)) }
         case .queryActivity(let request, let from, let to):
-            history(request) { provider in .activities(try provider.activityHistory(from: from, to: to)) }
+            history(request, done: done) { provider in .activities(try provider.activityHistory(from: from, to: to)) }
         case .recordAccelerometer(let request, let duration):
-            history(request) { provider in
+            history(request, done: done) { provider in
                 try provider.recordAccelerometer(forDuration: min(duration, 43_200))
                 return .done
             }
         case .queryRecordedAccelerometer(let request, let from, let to):
-            queryRecorded(request, from: from, to: to)
+            queryRecorded(request, from: from, to: to, done: done)
         case .status(let request):
-            let core = self.core
-            core.queries.async { [weak self] in
-                let document = DaemonStatusReport.make(core: core).json
-                self?.send(.reply(request: request, .document(document)))
-            }
+            // Root sees every client; any other user only their own (docs/security.md).
+            let viewer = peerUID
+            let document = DaemonStatusReport.make(core: core, viewerUID: viewer).json
+            send(.reply(request: request, .document(document)), written: done)
         case .permissions(let request, let operation, let uid, let app):
-            changePermissions(request, operation: operation, uid: uid, app: app)
+            changePermissions(request, operation: operation, uid: uid, app: app, done: done)
         }
     }
 
     // MARK: Hello
 
-    private func greet(_ hello: ClientHello, context: ChannelHandlerContext) {
-        guard hello.version == ProtocolVersion.current else {
-            logger.warning("refusing a client of protocol version \(hello.version) (\(hello.appHint))")
-            failAndClose(
-                .unsupportedVersion,
-                "coremotiond speaks protocol version \(ProtocolVersion.current); this client speaks version \(hello.version): "
-                    + "build the app against the same swift-core-motion release as the daemon",
-                context: context)
-            return
-        }
-        helloTimer?.cancel()
+    /// Identifies the client (from `/proc`: on ``work``, never on the event loop) and answers its hello.
+    private func greet(_ hello: ClientHello) {
+        lock.lock()
         let credentials = self.credentials ?? (-1, UInt32.max, UInt32.max)
+        lock.unlock()
         let identity = core.authorizer.identify(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid, hint: hello.appHint)
         let status = core.authorizer.status(of: identity)
+        let history = core.authorizer.mayReadMachineHistory(identity)
         lock.lock()
         storedIdentity = identity
         self.status = status
+        self.historyReader = history
         helloDone = true
+        storedLogger[metadataKey: "client"] = "\(identity.appID.logSafe)[\(identity.pid)]"
         lock.unlock()
-        lock.lock()
-        storedLogger[metadataKey: "client"] = "\(identity.appID)[\(identity.pid)]"
-        lock.unlock()
+        if status == .restricted {
+            // Refused at once, and its slot freed before the failure is even written.
+            core.refuseRestricted(self, identity: identity)
+            shutDown(.restricted, "the administrator's policy does not allow \(identity.appID) for user \(identity.uid) (docs/authorization.md)")
+            return
+        }
         logger.info("client connected: \(describe(identity)), \(status)")
         let provider = core.provider
         let welcome = DaemonWelcome(
@@ -236,8 +365,20 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
         send(.welcome(welcome))
     }
 
+    /// The client for a log line: every outside string escaped (``LogSafeText``).
     private func describe(_ identity: ClientIdentity) -> String {
-        "\(identity.appID) (pid \(identity.pid), uid \(identity.uid)\(identity.hint != identity.appID ? ", says \(identity.hint)" : ""))"
+        "\(identity.appID.logSafe) (pid \(identity.pid), uid \(identity.uid)\(identity.hint != identity.appID ? ", says \(identity.hint.logSafe)" : ""))"
+    }
+
+    /// Whether the policy lets this client's user read the machine's history (set at hello).
+    private var historyReader = false
+
+    /// Whether this client may read history: its app is authorized and its user may read machine history.
+    private var mayReadHistory: Bool {
+        lock.lock()
+        let (status, reader) = (self.status, historyReader)
+        lock.unlock()
+        return reader && core.authorizer.allowsHistory(status)
     }
 
     // MARK: Streams
@@ -327,7 +468,7 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
         for (id, s) in streams where !allows(s.needs, new) { ended.append((id, s)) }
         for (id, _) in ended { streams[id] = nil }
         lock.unlock()
-        logger.notice("authorization of \(identity.appID) changed: \(old) → \(new)")
+        logger.notice("authorization of \(identity.appID.logSafe) changed: \(old) → \(new)")
         send(.event(.authorizationChanged(new)))
         for (id, s) in ended {
             s.subscription.cancel()
@@ -337,48 +478,62 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
 
     // MARK: Requests
 
-    /// Runs a history request off the event loop if the app may read history.
-    private func history(_ request: UInt32, _ body: @escaping @Sendable (LocalMotionProvider) throws -> Reply) {
+    /// Why this client may not read history, or `nil` when it may.
+    private func historyRefusal(_ what: String) -> Reply? {
         let status = currentStatus
         guard core.authorizer.allowsHistory(status) else {
-            send(.reply(request: request, .error(
+            return .error(
                 .notAuthorized, authorization: status,
-                message: "motion history needs this app to be authorized (it is \(status)): `coremotion permissions grant \(identity?.appID ?? "APP")`")))
-            return
+                message: "\(what) needs this app to be authorized (it is \(status)): `coremotion permissions grant \(identity?.appID ?? "APP")`")
         }
-        let provider = core.provider
-        core.queries.async { [weak self] in
-            let reply: Reply
-            do {
-                reply = try body(provider)
-            } catch {
-                reply = Self.errorReply(error, status: status)
-            }
-            self?.send(.reply(request: request, reply))
+        guard mayReadHistory else {
+            return .error(
+                .notAuthorized, authorization: status,
+                message: "\(what) is the machine's history: the administrator's policy does not let user \(peerUID) read it (historyReaders in the policy; docs/authorization.md)")
         }
+        return nil
     }
 
-    private func queryRecorded(_ request: UInt32, from: Date, to: Date) {
-        let status = currentStatus
-        guard core.authorizer.allowsHistory(status) else {
-            send(.reply(request: request, .error(.notAuthorized, authorization: status, message: "the sensor recorder needs this app to be authorized (it is \(status))")))
+    /// Runs a history request (on ``work``) if this client may read history.
+    private func history(_ request: UInt32, done: @escaping @Sendable () -> Void, _ body: (LocalMotionProvider) throws -> Reply) {
+        if let refusal = historyRefusal("motion history") {
+            send(.reply(request: request, refusal), written: done)
             return
         }
-        let provider = core.provider
-        core.queries.async { [weak self] in
-            do {
-                let samples = try provider.recordedAccelerometer(from: from, to: to)
-                let page = DaemonMessage.recordsPerFrame(.recordedAccelerometer)
-                var start = 0
-                repeat {
-                    let end = min(samples.count, start + page)
-                    self?.send(.reply(request: request, .recorded(Array(samples[start..<end]), more: end < samples.count)))
-                    start = end
-                } while start < samples.count
-            } catch {
-                self?.send(.reply(request: request, Self.errorReply(error, status: status)))
-            }
+        let reply: Reply
+        do {
+            reply = try body(core.provider)
+        } catch {
+            reply = Self.errorReply(error, status: currentStatus)
         }
+        send(.reply(request: request, reply), written: done)
+    }
+
+    /// Sends the recorded samples page by page, each page once the previous one is written (so that a client
+    /// that does not read holds at most one page in the daemon).
+    private func queryRecorded(_ request: UInt32, from: Date, to: Date, done: @escaping @Sendable () -> Void) {
+        if let refusal = historyRefusal("the sensor recorder") {
+            send(.reply(request: request, refusal), written: done)
+            return
+        }
+        let samples: [RecordedAccelerometerSample]
+        do {
+            samples = try core.provider.recordedAccelerometer(from: from, to: to)
+        } catch {
+            send(.reply(request: request, Self.errorReply(error, status: currentStatus)), written: done)
+            return
+        }
+        sendPages(request, samples, from: 0, done: done)
+    }
+
+    private func sendPages(_ request: UInt32, _ samples: [RecordedAccelerometerSample], from start: Int, done: @escaping @Sendable () -> Void) {
+        let page = DaemonMessage.recordsPerFrame(.recordedAccelerometer)
+        let end = min(samples.count, start + page)
+        let more = end < samples.count
+        send(.reply(request: request, .recorded(Array(samples[start..<end]), more: more)), written: { [weak self] in
+            guard more, let self, !self.isClosing else { return done() }
+            self.work.async { self.sendPages(request, samples, from: end, done: done) }
+        })
     }
 
     private static func errorReply(_ error: any Error, status: AuthorizationStatus) -> Reply {
@@ -391,37 +546,54 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 
-    private func changePermissions(_ request: UInt32, operation: PermissionOperation, uid: UInt32?, app: String) {
-        guard let identity = self.identity else { return }
-        let core = self.core
-        core.queries.async { [weak self] in
-            do {
-                let document = try core.authorizer.permissions(operation, app: app, targetUID: uid, caller: identity)
-                self?.send(.reply(request: request, .document(document)))
-                if operation != .list { core.refreshAuthorization() }
-            } catch let refusal as PermissionsRefusal {
-                self?.send(.reply(request: request, .error(refusal.forbidden ? .forbidden : .invalidParameter, authorization: .notDetermined, message: refusal.message)))
-            } catch {
-                self?.send(.reply(request: request, .error(.failed, authorization: .notDetermined, message: "\(error)")))
-            }
+    private func changePermissions(_ request: UInt32, operation: PermissionOperation, uid: UInt32?, app: String, done: @escaping @Sendable () -> Void) {
+        guard let identity = self.identity else { return done() }
+        do {
+            let document = try core.authorizer.permissions(operation, app: app, targetUID: uid, caller: identity)
+            send(.reply(request: request, .document(document)), written: done)
+            if operation != .list { core.refreshAuthorization() }
+        } catch let refusal as PermissionsRefusal {
+            send(.reply(request: request, .error(refusal.forbidden ? .forbidden : .invalidParameter, authorization: .notDetermined, message: refusal.message)), written: done)
+        } catch {
+            send(.reply(request: request, .error(.failed, authorization: .notDetermined, message: "\(error)")), written: done)
         }
     }
 
     // MARK: Output
 
-    /// Sends a control message (not a sample) at once, from any thread.
-    func send(_ message: DaemonMessage) {
+    /// Sends a control message (not a sample) from any thread; `written` runs (on the event loop) once it
+    /// is written to the socket or the connection is gone. A client with more than ``maximumPendingControl``
+    /// control messages unwritten is disconnected (`tooSlow`).
+    func send(_ message: DaemonMessage, written: (@Sendable () -> Void)? = nil) {
         lock.lock()
         let channel = self.channel
+        let closed = closing
+        let overflow = pendingControl >= Self.maximumPendingControl
+        if !overflow && !closed { pendingControl += 1 }
         lock.unlock()
-        guard let channel else { return }
+        guard let channel, !closed else {
+            written?()
+            return
+        }
+        if overflow {
+            written?()
+            work.async { [self] in
+                shutDown(.tooSlow, "this client left more than \(Self.maximumPendingControl) messages unread")
+            }
+            return
+        }
         var writer = ByteWriter()
         message.encode(into: &writer)
         let bytes = writer.bytes
-        channel.eventLoop.execute {
+        channel.eventLoop.execute { [self] in
             var buffer = channel.allocator.buffer(capacity: bytes.count)
             buffer.writeBytes(bytes)
-            channel.writeAndFlush(buffer, promise: nil)
+            channel.writeAndFlush(buffer).whenComplete { [self] _ in
+                lock.lock()
+                pendingControl -= 1
+                lock.unlock()
+                written?()
+            }
         }
     }
 
@@ -439,9 +611,13 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
             var buffer = channel.allocator.buffer(capacity: bytes.count)
             buffer.writeBytes(bytes)
             channel.writeAndFlush(buffer).whenComplete { _ in channel.close(promise: nil) }
+            // A client that does not read never lets that write complete: close after 1 s regardless.
+            channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
         }
-        endAllStreams()
         outbox?.close()
+        // Its slot is free at once, not when the socket finally closes.
+        if code == .tooSlow || code == .shuttingDown { core.remove(self) }
+        endAllStreams()
     }
 
     private func failAndClose(_ code: FailureCode, _ text: String, context: ChannelHandlerContext) {
@@ -454,8 +630,9 @@ final class ClientSession: ChannelInboundHandler, @unchecked Sendable {
         buffer.writeBytes(writer.bytes)
         let channel = context.channel
         context.writeAndFlush(NIOAny(buffer)).whenComplete { _ in channel.close(promise: nil) }
-        endAllStreams()
         outbox?.close()
+        // Streams take the service's locks to end: never on the event loop.
+        work.async { [self] in endAllStreams() }
     }
 }
 

@@ -74,6 +74,11 @@ public struct DaemonStatusReport: Codable, Sendable, Hashable {
     public var clientBufferCapacity: Int
     public var connectionsAccepted: Int
     public var connectionsRefused: Int
+    /// The refusals by reason: all slots taken, a user's quota, the administrator's policy.
+    public var refusals: DaemonCore.RefusalCounts?
+    /// Connected clients of every user (the viewer's own are in ``clients``).
+    public var clientsConnected: Int?
+    /// The clients: every client for root, only the viewer's own for any other user.
     public var clients: [Client]
     public var history: History
 
@@ -87,7 +92,9 @@ public struct DaemonStatusReport: Codable, Sendable, Hashable {
     /// The daemon's software version.
     public static let softwareVersion = "0.2.0"
 
-    static func make(core: DaemonCore) -> DaemonStatusReport {
+    /// The report as `viewerUID` may see it: root (uid 0) sees every client; any other user sees only their
+    /// own clients (pids, apps and executables of other users are not theirs to know) and the total count.
+    static func make(core: DaemonCore, viewerUID: UInt32 = 0) -> DaemonStatusReport {
         let iso = ISO8601DateFormatter()
         let service = core.service
         let sensors = SensorKind.allCases.compactMap { kind -> Sensor? in
@@ -97,8 +104,9 @@ public struct DaemonStatusReport: Codable, Sendable, Hashable {
                 maximumLatency: service.activeMaximumLatency(kind))
         }
         let now = Date()
-        let clients = core.connectedSessions.compactMap { session -> Client? in
-            guard let id = session.identity else { return nil }
+        let sessions = core.connectedSessions
+        let clients = sessions.compactMap { session -> Client? in
+            guard let id = session.identity, viewerUID == 0 || id.uid == viewerUID else { return nil }
             let figures = session.outboxFigures
             return Client(
                 pid: id.pid, uid: id.uid, app: id.appID, hint: id.hint, executable: id.executable,
@@ -132,6 +140,7 @@ public struct DaemonStatusReport: Codable, Sendable, Hashable {
             uptimeSeconds: now.timeIntervalSince(core.startDate), device: service.device.name, sensors: sensors,
             headphones: service.headphones.map { Headphones(name: $0.name, rate: $0.rate, connected: service.isHeadphoneConnected) },
             clientBufferCapacity: core.configuration.clientBufferCapacity, connectionsAccepted: counts.accepted,
-            connectionsRefused: counts.refused, clients: clients, history: history)
+            connectionsRefused: counts.refused.total, refusals: counts.refused, clientsConnected: sessions.count, clients: clients,
+            history: history)
     }
 }

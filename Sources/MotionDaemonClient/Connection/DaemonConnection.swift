@@ -38,6 +38,9 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
     private var pending: [UInt32: PendingRequest] = [:]
     private var nextRequest: UInt32 = 1
     private var isClosed = false
+    /// Why the administrator's policy refused this app (the daemon's `restricted` failure), if it did: the
+    /// connection then stays closed and the app sees `restricted` and no sensors, as a restricted iOS app does.
+    private var restriction: String?
     private var isReconnecting = false
     private var droppedTotal: UInt64 = 0
 
@@ -159,6 +162,18 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
         do {
             welcome = try promise.futureResult.wait()
             timeout.cancel()
+        } catch let refusal as RestrictedByPolicy {
+            timeout.cancel()
+            channel.close(promise: nil)
+            logger.notice("coremotiond: this app is restricted by the administrator's policy: \(refusal.reason)")
+            lock.lock()
+            isClosed = true
+            restriction = refusal.reason
+            currentWelcome = DaemonWelcome(
+                authorization: .restricted, appID: appHint, deviceName: "coremotiond (restricted)", sensors: [], referenceFrames: [],
+                absoluteAltitude: false, recorderAvailable: false, bufferCapacity: 0)
+            lock.unlock()
+            return
         } catch {
             channel.close(promise: nil)
             if let error = error as? MotionProviderError { throw error }
@@ -318,7 +333,9 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
         nextRequest = nextRequest == UInt32.max ? 1 : nextRequest + 1
         let channel = self.channel
         if channel != nil { pending[id] = waiting }
+        let restriction = self.restriction
         lock.unlock()
+        if let restriction { throw MotionProviderError.notAuthorized(.restricted, restriction) }
         guard let channel else {
             throw MotionProviderError.serviceUnavailable("coremotiond at \(socketPath) is not connected (reconnecting)")
         }
@@ -604,6 +621,9 @@ private final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendabl
                 }
                 handshakeDone = true
                 welcome.succeed(w)
+            case .failure(.restricted, let text):
+                welcome.fail(RestrictedByPolicy(reason: text))
+                context.close(promise: nil)
             case .failure(let code, let text):
                 welcome.fail(MotionProviderError.serviceUnavailable("coremotiond refused the connection (\(code)): \(text)"))
                 context.close(promise: nil)
@@ -627,4 +647,9 @@ private final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendabl
         if handshakeDone { connection?.connectionLost(generation: generation, reason: "the socket closed") }
         context.fireChannelInactive()
     }
+}
+
+/// The daemon refused the app with `restricted` (the administrator's policy).
+struct RestrictedByPolicy: Error {
+    var reason: String
 }

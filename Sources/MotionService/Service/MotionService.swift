@@ -273,6 +273,14 @@ public final class MotionService: @unchecked Sendable {
         return try body()
     }
 
+    /// Returns once no delivery is in progress: takes and releases the lock the device's samples reach the
+    /// subscribers under. A watchdog calls it to prove that the device's thread is not stuck holding it
+    /// (`coremotiond`'s systemd watchdog pings only after this returns).
+    public func awaitDeliveryLock() {
+        lock.lock()
+        lock.unlock()
+    }
+
     /// Stops every sensor for good; what the device still holds (an IIO buffer's last batch) is delivered to
     /// the subscribers first. Used when the service shuts down.
     func stopDevice() {

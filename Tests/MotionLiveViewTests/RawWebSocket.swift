@@ -14,10 +14,16 @@ final class RawWebSocket {
     private var buffer: [UInt8] = []
     /// The HTTP status line of the upgrade answer.
     private(set) var statusLine = ""
+    /// The answer's header lines (after the status line).
+    private(set) var headerLines: [String] = []
 
     /// Connects to 127.0.0.1:`port` and asks for an upgrade at `path`. `receiveBuffer` shrinks the
-    /// socket's receive buffer (a stalled client).
-    init(port: Int, path: String = "/ws", receiveBuffer: Int32? = nil, upgrade: Bool = true, origin: String? = nil) throws {
+    /// socket's receive buffer (a stalled client). `host` replaces the `Host` header's value (nil: none at
+    /// all), `method` the request's, `extraHeaders` are added as they are (`Name: value`).
+    init(
+        port: Int, path: String = "/ws", receiveBuffer: Int32? = nil, upgrade: Bool = true, origin: String? = nil,
+        host: String?? = .none, method: String = "GET", extraHeaders: [String] = []
+    ) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket() failed") }
         if var size = receiveBuffer {
@@ -34,7 +40,12 @@ final class RawWebSocket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { close(fd); throw Failure(description: "connect() failed") }
-        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n" + (origin.map { "Origin: \($0)\r\n" } ?? "") + (upgrade
+        let hostValue: String? = switch host {
+        case .none: "127.0.0.1:\(port)"
+        case .some(let value): value
+        }
+        let request = "\(method) \(path) HTTP/1.1\r\n" + (hostValue.map { "Host: \($0)\r\n" } ?? "")
+            + (origin.map { "Origin: \($0)\r\n" } ?? "") + extraHeaders.map { $0 + "\r\n" }.joined() + (upgrade
             ? "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
             : "Connection: close\r\n\r\n")
         try write(Array(request.utf8))
@@ -42,7 +53,9 @@ final class RawWebSocket {
         while true {
             if let end = find([13, 10, 13, 10]) {
                 let head = String(decoding: buffer[..<end], as: UTF8.self)
-                statusLine = head.split(separator: "\r\n").first.map(String.init) ?? ""
+                let lines = head.split(separator: "\r\n").map(String.init)
+                statusLine = lines.first ?? ""
+                headerLines = Array(lines.dropFirst())
                 buffer.removeFirst(end + 4)
                 break
             }
@@ -59,6 +72,22 @@ final class RawWebSocket {
 
     /// Whether the server switched protocols.
     var upgraded: Bool { statusLine.contains(" 101 ") }
+
+    /// The value of the answer's header `name` (case-insensitive), if present.
+    func header(_ name: String) -> String? {
+        for line in headerLines {
+            guard let colon = line.firstIndex(of: ":"), line[..<colon].lowercased() == name.lowercased() else { continue }
+            return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return nil
+    }
+
+    /// The rest of the answer until the server closes the connection (the body of a `Connection: close`
+    /// request).
+    func readToEnd() throws -> String {
+        while try fill() {}
+        return String(decoding: buffer, as: UTF8.self)
+    }
 
     private func find(_ pattern: [UInt8]) -> Int? {
         guard buffer.count >= pattern.count else { return nil }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionDaemonClient
+import MotionSamples
 
 /// `coremotion service`: install and inspect the system service `coremotiond`.
 struct ServiceCommand: ParsableCommand {
@@ -99,8 +100,12 @@ private struct StatusView: Decodable {
         var path: String; var bytes: Int?; var steps: Int?; var activitySegments: Int?; var accelerometerSamples: Int?
         var oldestRecord: String?; var newestRecord: String?; var problem: String?
     }
+    struct Refusals: Decodable { var full: Int; var perUser: Int; var restricted: Int }
     var version: String; var instance: String; var pid: Int32; var socket: String; var uptimeSeconds: Double
     var device: String; var sensors: [Sensor]; var clientBufferCapacity: Int; var clients: [Client]; var history: History
+    /// Absent from daemons before the per-user bounds.
+    var refusals: Refusals?
+    var clientsConnected: Int?
 
     var text: String {
         var lines: [String] = []
@@ -120,8 +125,17 @@ private struct StatusView: Decodable {
                 ["pid", "uid", "app", "authorization", "streams", "sent", "waiting", "dropped"],
                 clients.map { c in
                     let streams = c.streams.map { $0.interval > 0 ? "\($0.kind)@\(Output.fixed(1 / $0.interval, 0))Hz" : $0.kind }
-                    return ["\(c.pid)", "\(c.uid)", c.app, c.authorization, streams.joined(separator: ", "), "\(c.sent)", "\(c.waiting)", "\(c.dropped)"]
+                    // App ids come from other processes: escaped before they reach a terminal.
+                    return ["\(c.pid)", "\(c.uid)", c.app.logSafe, c.authorization, streams.joined(separator: ", "), "\(c.sent)", "\(c.waiting)", "\(c.dropped)"]
                 }))
+        }
+        if let connected = clientsConnected, connected > clients.count {
+            lines.append("(\(connected - clients.count) clients of other users are not shown: only root sees every client)")
+        }
+        if let refusals, refusals.full + refusals.perUser + refusals.restricted > 0 {
+            lines.append(
+                "connections refused: \(refusals.full) (all slots taken), \(refusals.perUser) (a user's limit), "
+                    + "\(refusals.restricted) (restricted by the policy)")
         }
         var h = "history: \(history.path)"
         if let bytes = history.bytes { h += ", \(Output.fixed(Double(bytes) / 1_048_576, 1)) MiB" }

@@ -14,8 +14,9 @@ struct ViewCommand: AsyncParsableCommand {
             and changes speed, with Apple's outputs and the ground truth the file holds drawn over ours. \
             Without FILE: the device from --device or COREMOTION_DEVICE (iio, sim:SCENE, replay:PATH, \
             service, a phone on the network…), live, through Core Motion's API. The server listens on \
-            loopback only unless --host names another address, which then needs --token; open the printed \
-            address. Ctrl-C stops. See docs/view.md.
+            loopback only unless --host names another address, which then needs a token (--token-file FILE, \
+            the environment variable COREMOTION_VIEW_TOKEN, or --token, which other users can read); open the \
+            printed address. Ctrl-C stops. See docs/view.md.
             """
     )
 
@@ -31,8 +32,17 @@ struct ViewCommand: AsyncParsableCommand {
     @Option(help: "Port to listen on (0: any free port).")
     var port = 8765
 
-    @Option(help: "Token the page and its WebSocket must present as ?token= (required off loopback; at least 8 characters).")
+    @Option(help: """
+        Token the page and its WebSocket must present as ?token= (required off loopback; at least 8 \
+        characters). Visible to every user of this machine (ps, /proc/PID/cmdline): prefer --token-file or \
+        COREMOTION_VIEW_TOKEN.
+        """)
     var token: String?
+
+    @Option(help: ArgumentHelp(
+        "A file holding the token (one final line break is ignored; at most 4096 bytes); keep it chmod 600.",
+        valueName: "path"))
+    var tokenFile: String?
 
     @Option(help: "Most samples per second and channel sent to a page.")
     var rate = 60.0
@@ -41,14 +51,18 @@ struct ViewCommand: AsyncParsableCommand {
         if file != nil && device != nil { throw ValidationError("give a FILE or --device, not both") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535") }
         guard rate.isFinite, (1...500).contains(rate) else { throw ValidationError("--rate must be 1…500 samples per second") }
-        do { _ = try LiveViewAccess(host: host, token: token) } catch { throw ValidationError(error.description) }
+        let resolved: LiveViewToken.Resolved
+        do { resolved = try LiveViewToken.resolve(option: token, file: tokenFile) } catch { throw ValidationError(error.description) }
+        do { _ = try LiveViewAccess(host: host, token: resolved.token) } catch { throw ValidationError(error.description) }
         if let device {
             do { _ = try DeviceSpecification.parse(device) } catch { throw ValidationError("\(error)") }
         }
     }
 
     func run() async throws {
-        let access = try LiveViewAccess(host: host, token: token)
+        let resolved = try LiveViewToken.resolve(option: token, file: tokenFile)
+        if let warning = resolved.warning { Output.note("coremotion view: \(warning)") }
+        let access = try LiveViewAccess(host: host, token: resolved.token)
         let source: any LiveViewSource
         if let file {
             let recording = try RecordingReader.read(file)
@@ -63,8 +77,8 @@ struct ViewCommand: AsyncParsableCommand {
             source = LiveDeviceFeed(name: spec.description, rate: rate)
         }
         let server = LiveViewServer(source: source, access: access, port: port, rate: rate)
-        let shownHost = host.contains(":") ? "[\(host)]" : host
-        let tokenQuery = token.map { "?token=\($0)" } ?? ""
+        let shownHost = access.host.contains(":") ? "[\(access.host)]" : access.host
+        let tokenQuery = access.token.map { "?token=\($0)" } ?? ""
         try await server.run { port in
             // One line on standard output, for people and for scripts that wait for it.
             // Written unbuffered, so that a script reading a pipe sees it at once.

@@ -95,10 +95,11 @@ extension HistoryStore {
         }
         try checkOpen()
         let request = AccelerometerRecordingRequest(start: start, end: start.addingTimeInterval(duration), source: source)
-        let known = sourceIDs.withLock { $0 }
         do {
-            let ids = try flushQueueSync {
-                try database.write { db -> [String: Int64] in
+            // On the flush queue, where a damaged file may be replaced: the source ids are the file's.
+            try flushQueueSync {
+                let known = sourceIDs.withLock { $0 }
+                let ids = try database.write { db -> [String: Int64] in
                     var ids = known
                     let id = try HistoryWriting.sourceID(source, db, &ids)
                     try db.execute(
@@ -106,8 +107,8 @@ extension HistoryStore {
                         arguments: [id, request.start.timeIntervalSince1970, request.end.timeIntervalSince1970])
                     return ids
                 }
+                sourceIDs.withLock { $0.merge(ids) { a, _ in a } }
             }
-            sourceIDs.withLock { $0.merge(ids) { a, _ in a } }
             writerState.withLock { $0.estimate.recordingRequests += 1 }
         } catch {
             throw mapError(error, operation: "writing a recording request")

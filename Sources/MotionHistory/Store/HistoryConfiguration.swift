@@ -1,11 +1,15 @@
 import Foundation
+import MotionSamples
 
-/// What to do when the file at the location is damaged or is not a SQLite database.
+/// What to do when the file at the location is damaged or is not a SQLite database: at open, and when a
+/// failed write finds it damaged later (`PRAGMA quick_check`).
 public enum DamagedFilePolicy: Sendable, Hashable {
-    /// Throw ``HistoryError/damagedFile(path:reason:)``; the file is left as it is.
+    /// Throw ``HistoryError/damagedFile(path:reason:)``; the file is left as it is. Found after open:
+    /// reported once, and nothing more is written to it.
     case fail
     /// Rename the file (and its `-wal`/`-shm` companions) to `<name>.damaged-<UTC date>`, report
-    /// ``HistoryNotice/movedAside(path:movedTo:reason:)`` and start an empty history.
+    /// ``HistoryNotice/movedAside(path:movedTo:reason:)`` and start an empty history (found after open:
+    /// once, and recording goes on in the fresh file).
     case moveAside
 }
 
@@ -48,23 +52,29 @@ public struct HistoryLimits: Sendable, Hashable {
 public enum HistoryNotice: Sendable, Hashable, CustomStringConvertible {
     /// A damaged file was renamed and a fresh history started.
     case movedAside(path: String, movedTo: String, reason: String)
-    /// A background flush failed; the records stay pending and are retried at the next flush.
+    /// A background flush failed; the records stay pending and are retried at the next flush. Also reported,
+    /// once, when the file is found damaged after it was opened and writing to it stops (policy
+    /// ``DamagedFilePolicy/fail``, or the file could not be replaced): the reason says so.
     case flushFailed(path: String, reason: String, pendingRecords: Int)
     /// Pending records were dropped because flushes kept failing and the pending buffer was full.
     case droppedPending(path: String, records: Int)
     /// Records were deleted to keep the store under a size bound (not the ordinary retention).
     case evicted(path: String, kind: String, records: Int)
 
+    /// The notice for a log line: paths and reasons (which may quote the file's contents) escaped
+    /// (`LogSafeText`).
     public var description: String {
         switch self {
         case .movedAside(let path, let movedTo, let reason):
-            "history file '\(path)' was damaged (\(reason)); moved it to '\(movedTo)' and started a fresh history"
+            "history file '\(path.logSafePath)' was damaged (\(reason.logSafeReason)); moved it to '\(movedTo.logSafePath)' "
+                + "and started a fresh history"
         case .flushFailed(let path, let reason, let pending):
-            "history file '\(path)': writing failed (\(reason)); \(pending) records kept pending for a retry"
+            "history file '\(path.logSafePath)': writing failed (\(reason.logSafeReason))"
+                + (pending > 0 ? "; \(pending) records kept pending for a retry" : "")
         case .droppedPending(let path, let records):
-            "history file '\(path)': dropped \(records) pending records after repeated write failures"
+            "history file '\(path.logSafePath)': dropped \(records) pending records after repeated write failures"
         case .evicted(let path, let kind, let records):
-            "history file '\(path)': size bound reached, deleted the \(records) oldest \(kind) records"
+            "history file '\(path.logSafePath)': size bound reached, deleted the \(records) oldest \(kind) records"
         }
     }
 }
@@ -108,4 +118,12 @@ public struct HistoryConfiguration: Sendable {
     ) throws -> HistoryConfiguration {
         HistoryConfiguration(location: try HistoryLocation.fromEnvironment(environment))
     }
+}
+
+extension String {
+    /// A path for a message: escaped as any outside text (`LogSafeText`), kept whole up to 1 024 characters.
+    var logSafePath: String { LogSafeText.logSafe(self, limit: 1024) }
+    /// A reason for a message (SQLite's, which may quote a file's contents, or a nested error's): escaped,
+    /// kept whole up to 2 048 characters.
+    var logSafeReason: String { LogSafeText.logSafe(self, limit: 2048) }
 }

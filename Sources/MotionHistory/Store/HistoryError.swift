@@ -1,4 +1,5 @@
 import Foundation
+import MotionSamples
 
 /// Everything that can go wrong with the history store. Every case that concerns the file names it.
 public enum HistoryError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -33,38 +34,39 @@ public enum HistoryError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The store was closed.
     case closed(location: String)
 
+    /// The message, with every path, reason and name escaped for a log line (`LogSafeText`).
     public var description: String {
         switch self {
         case .damagedFile(let path, let reason):
-            "history file '\(path)' is damaged or not a SQLite database (\(reason)); move it aside (and its "
+            "history file '\(path.logSafePath)' is damaged or not a SQLite database (\(reason.logSafeReason)); move it aside (and its "
                 + "-wal/-shm files) to start a fresh history, or open with damagedFilePolicy = .moveAside"
         case .foreignDatabase(let path):
-            "history file '\(path)' is a SQLite database of another program; refusing to modify it "
+            "history file '\(path.logSafePath)' is a SQLite database of another program; refusing to modify it "
                 + "(point COREMOTION_HISTORY at another file)"
         case .newerSchema(let path, let unknown):
-            "history file '\(path)' was written by a newer version (unknown migrations: "
-                + "\(unknown.joined(separator: ", ")))"
+            "history file '\(path.logSafePath)' was written by a newer version (unknown migrations: "
+                + "\(unknown.map(\.logSafe).joined(separator: ", ")))"
         case .cannotCreateFolder(let path, let reason):
-            "cannot create the folder of history file '\(path)': \(reason)"
+            "cannot create the folder of history file '\(path.logSafePath)': \(reason.logSafeReason)"
         case .cannotOpen(let path, let reason):
-            "cannot open history file '\(path)' for writing: \(reason)"
+            "cannot open history file '\(path.logSafePath)' for writing: \(reason.logSafeReason)"
         case .databaseFailure(let path, let operation, let reason):
-            "history file '\(path)': \(operation) failed: \(reason)"
+            "history file '\(path.logSafePath)': \(operation) failed: \(reason.logSafeReason)"
         case .noHomeFolder:
             "no XDG_DATA_HOME and no home folder for the history file; set COREMOTION_HISTORY"
         case .invalidRecord(let kind, let index, let field, let value):
-            "\(kind) record #\(index): invalid \(field) \(value)"
+            "\(kind) record #\(index): invalid \(field) \(value.logSafe)"
         case .outOfOrderSample(let source, let index, let date, let previous):
-            "accelerometer sample #\(index) of '\(source)': date \(date.timeIntervalSince1970) is not after the "
+            "accelerometer sample #\(index) of '\(source.logSafe)': date \(date.timeIntervalSince1970) is not after the "
                 + "previous sample's \(previous.timeIntervalSince1970) (seconds since 1970)"
         case .invalidSource(let source):
-            "invalid source tag '\(source.prefix(80))': it must be 1…\(HistoryStore.maximumSourceLength) characters"
+            "invalid source tag '\(source.logSafe)': it must be 1…\(HistoryStore.maximumSourceLength) characters"
         case .invalidSpan(let start, let end):
             "invalid span: start \(start) and end \(end) (seconds since 1970) must be finite with start ≤ end"
         case .spanTooLong(let seconds, let limit):
             "span of \(seconds) s is longer than the limit of \(limit) s"
         case .closed(let location):
-            "history store '\(location)' is closed"
+            "history store '\(location.logSafePath)' is closed"
         }
     }
 }

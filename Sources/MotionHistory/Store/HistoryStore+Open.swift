@@ -45,9 +45,8 @@ extension HistoryStore {
             try prepareSchema(queue, path: "memory")
             return queue
         case .file(let url):
-            let folder = url.deletingLastPathComponent()
             do {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try HistoryFiles.createFolder(of: url)
             } catch {
                 throw HistoryError.cannotCreateFolder(path: url.path, reason: describe(error))
             }
@@ -68,6 +67,8 @@ extension HistoryStore {
             throw HistoryError.cannotOpen(path: path, reason: "it is a folder")
         }
         try refuseForeignFile(path)
+        // Created here 0600 when new, so that SQLite's companions (-wal, -shm) are 0600 too.
+        HistoryFiles.createFile(url)
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: grdb)
@@ -80,6 +81,8 @@ extension HistoryStore {
             try? pool.close()
             throw error
         }
+        // Only now that the file is known to be ours: an older version's 0644 file in a 0755 folder.
+        HistoryFiles.tighten(file: url)
         return pool
     }
 
@@ -170,6 +173,8 @@ extension HistoryStore {
         } catch {
             throw HistoryError.cannotOpen(path: url.path, reason: "moving the damaged file aside failed: \(describe(error))")
         }
+        // The damaged copy holds the same history: private as the live file.
+        for suffix in ["", "-wal", "-shm"] { HistoryFiles.restrict(target + suffix, to: HistoryFiles.fileMode) }
         return URL(fileURLWithPath: target)
     }
 

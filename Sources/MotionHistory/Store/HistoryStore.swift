@@ -27,13 +27,20 @@ public final class HistoryStore: Sendable {
     public static let maximumSourceLength = 1024
     /// Longest accelerometer query span and recording request, seconds (12 h, Apple's limit).
     public static let maximumAccelerometerSpan: TimeInterval = 43_200
+    /// While writes keep failing for a reason that is not plainly the surroundings', `PRAGMA quick_check`
+    /// looks for damage at most this often, seconds (it reads every page).
+    public static let damageCheckInterval: TimeInterval = 60
 
     /// The settings the store was opened with.
     public let configuration: HistoryConfiguration
     /// Where the history lives.
     public var location: HistoryLocation { configuration.location }
 
-    let database: any DatabaseWriter
+    /// The open database and the identity of its file; replaced when a file found damaged after it was
+    /// opened is moved aside (on the flush queue).
+    private let connection: LockedState<Connection>
+    /// The open database.
+    var database: any DatabaseWriter { connection.withLock { $0.writer } }
     /// The file path for messages, or `memory`.
     let path: String
     private let state: LockedState<StoreState>
@@ -63,7 +70,7 @@ public final class HistoryStore: Sendable {
         path = configuration.location.description
         // The first maintenance reads every table, so it also finds damage the opening checks missed.
         let (database, totals, evicted) = try Self.openAndMaintain(configuration)
-        self.database = database
+        connection = LockedState(Connection(writer: database, identity: Self.identity(of: configuration.location)))
         state = LockedState(StoreState())
         writerState = LockedState(WriterState())
         sourceIDs = LockedState([:])
@@ -257,13 +264,36 @@ public final class HistoryStore: Sendable {
         do {
             try flushPending()
         } catch {
+            // A damaged file is reported once, when it is found (not every second).
+            if writingStopped { return }
             let pending = state.withLock { $0.pending.count }
             report(.flushFailed(path: path, reason: "\(error)", pendingRecords: pending))
         }
     }
 
     /// Writes the pending batch in one transaction. Runs on the flush queue (or in `deinit`).
+    ///
+    /// A failure that may come from a damaged file is checked (``damage(after:)``); a damaged file is then
+    /// handled by the policy (``handleDamage(_:)``) once: moved aside and replaced by a fresh file that the
+    /// batch is written to, or, with ``DamagedFilePolicy/fail``, written no more.
     private func flushPending() throws {
+        if let reason = writerState.withLock({ $0.damaged }) {
+            // Writing stopped (policy `.fail`): what is appended now cannot be kept.
+            state.withLock { $0.pending = PendingRecords() }
+            throw HistoryError.damagedFile(path: path, reason: reason)
+        }
+        let count = state.withLock { $0.pending.count }
+        do {
+            try writePending()
+        } catch {
+            guard let reason = damage(after: error) else { throw mapError(error, operation: "writing \(count) records") }
+            try handleDamage(reason)
+        }
+    }
+
+    /// Writes the pending batch; on failure puts it back (or drops it above the pending bound) and rethrows
+    /// the database's error.
+    private func writePending() throws {
         let batch = state.withLock { state -> PendingRecords in
             state.flushRequested = false
             defer { state.pending = PendingRecords() }
@@ -293,9 +323,94 @@ public final class HistoryStore: Sendable {
                 }
             }
             if dropped > 0 { report(.droppedPending(path: path, records: dropped)) }
-            throw mapError(error, operation: "writing \(batch.count) records")
+            throw error
         }
     }
+
+    /// Whether a failed write comes from a damaged file, and why. SQLite's own finding (`SQLITE_CORRUPT`,
+    /// `SQLITE_NOTADB`) is taken as it is; any other failure but those of the surroundings (busy, locked,
+    /// disk full, permissions, out of memory) runs `PRAGMA quick_check`, at most once every
+    /// ``damageCheckInterval`` while writes keep failing.
+    private func damage(after error: any Error) -> String? {
+        guard case .file = configuration.location else { return nil }
+        if let error = error as? DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+                return error.message ?? "\(error.resultCode)"
+            case .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_FULL, .SQLITE_NOMEM, .SQLITE_INTERRUPT, .SQLITE_READONLY,
+                 .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
+                return nil
+            default: break
+            }
+        } else if case .damagedFile(_, let reason) = error as? HistoryError {
+            return reason
+        }
+        let due = writerState.withLock { writer -> Bool in
+            if let last = writer.lastDamageCheck, ContinuousClock.now - last < .seconds(Self.damageCheckInterval) { return false }
+            writer.lastDamageCheck = .now
+            return true
+        }
+        guard due else { return nil }
+        do {
+            let lines = try database.writeWithoutTransaction { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+            return lines == ["ok"] ? nil : lines.prefix(3).joined(separator: "; ")
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB {
+            return error.message ?? "\(error.resultCode)"
+        } catch {
+            return nil
+        }
+    }
+
+    /// Handles a file found damaged after it was opened, as a damaged file at open (once; on the flush
+    /// queue). With ``DamagedFilePolicy/moveAside``: closes it, moves it and its companions aside (unless
+    /// another process already did: the file at the path is no longer the one opened), opens a fresh file,
+    /// reports ``HistoryNotice/movedAside(path:movedTo:reason:)`` and writes the pending batch there. With
+    /// ``DamagedFilePolicy/fail``, or when the file cannot be replaced: writing stops (records appended
+    /// from now on are dropped) and the failure is reported once.
+    ///
+    /// - Throws: ``HistoryError/damagedFile(path:reason:)`` when writing stopped; the fresh file's error
+    ///   when writing there failed.
+    private func handleDamage(_ reason: String) throws {
+        guard configuration.damagedFilePolicy == .moveAside, case .file(let url) = configuration.location else {
+            stopWriting(reason: reason, note: "writing stopped; records appended from now on are dropped until the file is moved aside")
+            throw HistoryError.damagedFile(path: path, reason: reason)
+        }
+        let old = connection.withLock { $0 }
+        (old.writer as? DatabasePool)?.releaseMemory()
+        try? old.writer.close()
+        do {
+            var movedTo: URL?
+            if let identity = old.identity, identity == HistoryFiles.identity(url.path) {
+                movedTo = try Self.moveAside(url, now: configuration.now())
+            }
+            let (fresh, totals, evicted) = try Self.openAndMaintain(configuration)
+            connection.withLock { $0 = Connection(writer: fresh, identity: HistoryFiles.identity(url.path)) }
+            // Source ids are the damaged file's; the fresh file numbers its own.
+            sourceIDs.withLock { $0 = [:] }
+            recordMaintenance(totals: totals, evicted: evicted)
+            if let movedTo {
+                report(.movedAside(path: path, movedTo: movedTo.path, reason: reason))
+            }
+        } catch {
+            stopWriting(reason: reason, note: "replacing it failed (\(error)); writing stopped")
+            throw HistoryError.damagedFile(path: path, reason: reason)
+        }
+        do { try writePending() } catch { throw mapError(error, operation: "writing records") }
+    }
+
+    /// Marks the file damaged (nothing more is written to it), drops what is pending and reports it once.
+    private func stopWriting(reason: String, note: String) {
+        writerState.withLock { $0.damaged = reason }
+        let dropped = state.withLock { state -> Int in
+            defer { state.pending = PendingRecords() }
+            return state.pending.count
+        }
+        report(.flushFailed(path: path, reason: "the file is damaged (\(reason)); \(note)", pendingRecords: 0))
+        if dropped > 0 { report(.droppedPending(path: path, records: dropped)) }
+    }
+
+    /// Whether a write failure was already reported: the file is damaged and writing stopped.
+    private var writingStopped: Bool { writerState.withLock { $0.damaged != nil } }
 
     private func maintainIfDue() {
         let due = writerState.withLock { writer -> Bool in
@@ -304,6 +419,14 @@ public final class HistoryStore: Sendable {
         }
         guard due else { return }
         do { try maintain() } catch {
+            if writingStopped { return }
+            if case .damagedFile(_, let reason) = error as? HistoryError {
+                // Maintenance reads every table: damage it finds is handled as a failed write's.
+                do { try handleDamage(reason) } catch {
+                    if !writingStopped { report(.flushFailed(path: path, reason: "\(error)", pendingRecords: 0)) }
+                }
+                return
+            }
             report(.flushFailed(path: path, reason: "maintenance: \(error)", pendingRecords: 0))
         }
     }
@@ -437,7 +560,24 @@ struct RecordCounts: Sendable {
 
 struct WriterState {
     var lastMaintenance: ContinuousClock.Instant?
+    /// When the last `PRAGMA quick_check` after a failed write ran.
+    var lastDamageCheck: ContinuousClock.Instant?
+    /// Why the file is damaged, once writing to it stopped (policy `.fail`, or replacing it failed).
+    var damaged: String?
     /// Stored counts at the last maintenance plus what this process wrote since (an upper bound when
     /// duplicates were ignored; other processes' writes are seen at the next maintenance).
     var estimate = RecordCounts()
+}
+
+/// The store's database and the identity (device, inode) of its file when it has one.
+struct Connection {
+    var writer: any DatabaseWriter
+    var identity: FileIdentity?
+}
+
+extension HistoryStore {
+    static func identity(of location: HistoryLocation) -> FileIdentity? {
+        guard case .file(let url) = location else { return nil }
+        return HistoryFiles.identity(url.path)
+    }
 }

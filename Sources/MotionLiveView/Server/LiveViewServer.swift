@@ -39,8 +39,13 @@ public final class LiveViewServer: Sendable {
     /// Runs until cancelled (or until SIGINT/SIGTERM); calls `onRunning` with the port listened on.
     public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let resources = try PageResources.load()
-        let router = Router()
         let access = self.access
+        let logger = self.logger
+        let boundPort = BoundPort(port)
+        let refusals = RefusalLog(logger: logger)
+        let router = Router()
+        // First, so that it sees every request (the routes' and the not-found answers) and every response.
+        router.add(middleware: RequestGuard(access: access, port: boundPort, refusals: refusals))
         router.get("/") { request, _ -> Response in
             guard access.admits(token: request.uri.queryParameters["token"].map(String.init)) else {
                 return Self.text(.forbidden, "coremotion view: wrong or missing ?token=\n")
@@ -54,25 +59,29 @@ public final class LiveViewServer: Sendable {
         }
         let broadcaster = self.broadcaster
         let source = self.source
-        let logger = self.logger
         let sampleRate = broadcaster.rate
         let app = Application(
             router: router,
             server: .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: Self.maximumFrameSize))) { request, _, _ in
                 guard request.path?.split(separator: "?").first == "/ws" else { return .dontUpgrade }
-                guard access.admits(token: Self.query(request.path ?? "", "token")) else { return .dontUpgrade }
-                let origin = request.headerFields.first { $0.name.canonicalName == "origin" }?.value
-                let host = request.authority ?? request.headerFields.first { $0.name.canonicalName == "host" }?.value
-                guard LiveViewAccess.admits(origin: origin, host: host) else {
-                    logger.info("refused a WebSocket from another origin", metadata: ["origin": "\(origin ?? "")"])
+                // A refused upgrade is answered 400 and closed by HummingbirdWebSocket (the router never sees it).
+                if let refusal = Self.refusal(
+                    method: request.method, authority: request.authority, fields: request.headerFields, access: access, port: boundPort.value
+                ) {
+                    refusals.log(refusal, what: "a WebSocket")
                     return .dontUpgrade
                 }
+                guard access.admits(token: Self.query(request.path ?? "", "token")) else { return .dontUpgrade }
                 return .upgrade([:]) { inbound, outbound, _ in
                     try await Self.servePage(inbound: inbound, outbound: outbound, source: source, broadcaster: broadcaster, rate: sampleRate, logger: logger)
                 }
             },
             configuration: .init(address: .hostname(access.host, port: port), serverName: "coremotion-view"),
-            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                boundPort.set(port)
+                await onRunning(port)
+            },
             logger: logger
         )
         try source.start(into: broadcaster)
@@ -172,7 +181,7 @@ public final class LiveViewServer: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: file.bytes)))
     }
 
-    private static func text(_ status: HTTPResponse.Status, _ body: String) -> Response {
+    static func text(_ status: HTTPResponse.Status, _ body: String) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; charset=utf-8"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))

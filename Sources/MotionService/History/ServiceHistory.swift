@@ -1,5 +1,6 @@
 import Foundation
 import MotionHistory
+import MotionSamples
 
 /// How a service opens its history.
 public struct HistorySettings: Sendable {
@@ -57,8 +58,11 @@ extension MotionService {
                 historyState = .open(store)
                 return store
             } catch {
-                logger.error("motion history unavailable: \(error)")
-                historyState = .failed("\(error)")
+                // The store's errors escape what they quote (paths, SQLite's reasons); anything else is
+                // escaped here.
+                let reason = error is HistoryError ? "\(error)" : LogSafeText.logSafe("\(error)", limit: 2048)
+                logger.error("motion history unavailable: \(reason)")
+                historyState = .failed(reason)
                 return nil
             }
         }

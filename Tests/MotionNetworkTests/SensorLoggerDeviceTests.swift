@@ -218,10 +218,15 @@ struct SensorLoggerDeviceTests {
         // A late message does not raise it.
         clock.observe(newestSample: base + 500_000_000, arrival: 101.2)
         #expect(clock.estimate! < 100.0201)
-        // A jump of the phone's clock by 5 s is stepped.
-        clock.observe(newestSample: base + 750_000_000 + 5_000_000_000, arrival: 101.3)
-        clock.observe(newestSample: base + 1_000_000_000 + 5_000_000_000, arrival: 101.6)
+        // A jump of the phone's clock by 5 s is stepped once three pushes in a row over at least 1 s agree
+        // (one alone is held: it may be a spoof with the phone's deviceId).
+        let first = clock.observe(newestSample: base + 750_000_000 + 5_000_000_000, arrival: 101.3)
+        let second = clock.observe(newestSample: base + 1_000_000_000 + 5_000_000_000, arrival: 101.6)
+        #expect(!first && !second && clock.steps == 0 && clock.rejections == 2)
+        let third = clock.observe(newestSample: base + 2_000_000_000 + 5_000_000_000, arrival: 102.6)
+        #expect(third)
         #expect(clock.steps == 1)
+        #expect(abs(clock.hostTime(base + 2_000_000_000 + 5_000_000_000)! - 102.55) < 1e-6)  // the lowest of the three
     }
 
     @Test func phoneClockTakesAFasterMessageAtOnceWhileSettling() {

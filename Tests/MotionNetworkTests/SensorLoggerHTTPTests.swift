@@ -16,7 +16,10 @@ enum RawHTTP {
         var body: String
     }
 
-    static func post(port: Int, path: String = "/data", body: [UInt8], headers: [String: String] = [:], declaredLength: Int? = nil) throws -> Reply {
+    static func post(
+        port: Int, path: String = "/data", body: [UInt8], headers: [String: String] = [:], declaredLength: Int? = nil,
+        host: String = "127.0.0.1", contentType: String? = "application/json"
+    ) throws -> Reply {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         defer { close(fd) }
@@ -30,7 +33,7 @@ enum RawHTTP {
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-        var head = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(declaredLength ?? body.count)\r\nConnection: close\r\n"
+        var head = "POST \(path) HTTP/1.1\r\nHost: \(host)\r\n\(contentType.map { "Content-Type: \($0)\r\n" } ?? "")Content-Length: \(declaredLength ?? body.count)\r\nConnection: close\r\n"
         for (k, v) in headers { head += "\(k): \(v)\r\n" }
         head += "\r\n"
         let request = Array(head.utf8) + body

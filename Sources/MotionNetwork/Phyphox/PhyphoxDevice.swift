@@ -187,7 +187,7 @@ final class PhyphoxPoller: Sendable {
                 continue
             }
             if reply.status.session != current.id {
-                device.logger.notice("\(device.name): new session '\(reply.status.session)' (the experiment changed): reading /config again")
+                device.logger.notice("\(device.name): new session '\(reply.status.session.logSafe)' (the experiment changed): reading /config again")
                 session = nil
                 continue
             }
@@ -272,7 +272,7 @@ final class PhyphoxPoller: Sendable {
             }
             let config = try PhyphoxConfig.decode(body)
             let (channels, notes) = PhyphoxExperimentMap.channels(of: config)
-            for note in notes { device.logger.info("\(device.name): \(note)") }
+            for note in notes { device.logger.info("\(device.name): \(LogSafeText.logSafe(note, limit: 400))") }
 
             var platform = settings.platform
             var model: String?
@@ -303,7 +303,7 @@ final class PhyphoxPoller: Sendable {
             device.announce(announced)
             device.noteConnection()
             device.logger.info(
-                "\(device.name): experiment '\(config.title)' (crc32 \(config.crc32)), \(session.platform == .iOS ? "iOS" : "Android"), reading \(channels.map(\.target.description).joined(separator: ", "))")
+                "\(device.name): experiment '\(config.title.logSafe)' (crc32 \(config.crc32.logSafe)), \(session.platform == .iOS ? "iOS" : "Android"), reading \(LogSafeText.logSafe(channels.map(\.target.description).joined(separator: ", "), limit: 400))")
             if channels.isEmpty {
                 device.report("experiment '\(config.title)' has no motion sensor input (accelerometer, gyroscope, magnetic_field, pressure)", category: "config")
             }

@@ -15,6 +15,8 @@ public struct SensorLoggerReply: Sendable, Hashable {
     }
 
     public static let ok = SensorLoggerReply(status: 200, text: "ok")
+    /// A push taken but whose readings were left out: its time is far from the phone's clock (``PhoneClock``).
+    public static let heldByClock = SensorLoggerReply(status: 200, text: "ok (readings left out: their time is far from this phone's clock)")
 }
 
 /// One phone (one `deviceId`) pushing to a Sensor Logger server: its convention, clock, duplicates,
@@ -43,6 +45,13 @@ public final class SensorLoggerPhone: @unchecked Sendable {
     public let platformOverride: SensorLoggerPlatform?
     /// How long reference data is kept, seconds of device time.
     public let referenceWindow: TimeInterval
+    /// The most reference entries kept per kind (attitude, gravity, heading…), the newest ones: a bound by
+    /// count besides the time window, so a peer pushing many readings per second cannot grow it without end.
+    public let referenceLimit: Int
+    /// The longest `activity` label kept, UTF-8 bytes (Apple's and Android's labels are under 20).
+    public static let maximumLabelBytes = 64
+    /// Most distinct reading names counted in ``Summary/readingCounts`` (the rest under "(other names)").
+    public static let maximumReadingNames = 64
 
     private let lock = NSLock()
     private var clock = PhoneClock()
@@ -50,7 +59,6 @@ public final class SensorLoggerPhone: @unchecked Sendable {
     private var sessionId: String?
     private var seenMessages = Set<Int64>()
     private var seenOrder: [Int64] = []
-    private var highestMessage: Int64?
     private var sources: [SensorKind: SensorLoggerSensor] = [:]
     private var reference = ReferenceData()
     private var readingNames: [String: Int] = [:]
@@ -74,15 +82,22 @@ public final class SensorLoggerPhone: @unchecked Sendable {
         public var sources: [String: String] = [:]
         /// The last push, on the device's clock.
         public var lastArrival: TimeInterval?
-        /// The phone clock's offset to the host, seconds (host = phone epoch s − …), when known.
+        /// How often the phone clock's offset was stepped (a new estimate taken at once).
         public var clockSteps = 0
+        /// Messages whose time was far from this phone's clock (a spoofed or garbled time, or the first
+        /// messages after the phone's clock was set) and whose readings were left out.
+        public var clockRejections = 0
     }
 
-    init(deviceId: String, device: LiveDevice, platform: SensorLoggerPlatform?, referenceWindow: TimeInterval = 600) {
+    init(
+        deviceId: String, device: LiveDevice, platform: SensorLoggerPlatform?, referenceWindow: TimeInterval = 600,
+        referenceLimit: Int = SensorLoggerLimits().referenceEntries
+    ) {
         self.deviceId = deviceId
         self.device = device
         self.platformOverride = platform
         self.referenceWindow = referenceWindow
+        self.referenceLimit = max(referenceLimit, 1)
         self.summary = Summary(deviceId: deviceId)
         if let platform {
             summary.decision = SensorLoggerConventionDecision(convention: platform.convention, platform: platform, reason: "set by the receiver (&platform=\(platform))")
@@ -96,6 +111,7 @@ public final class SensorLoggerPhone: @unchecked Sendable {
         var s = summary
         s.readingCounts = readingNames
         s.clockSteps = clock.steps
+        s.clockRejections = clock.rejections
         return s
     }
 
@@ -149,15 +165,17 @@ public final class SensorLoggerPhone: @unchecked Sendable {
                 sources = [:]
                 seenMessages = []
                 seenOrder = []
-                highestMessage = nil
                 undecidedMessages = 0
             }
             sessionId = session
             summary.sessionId = session
         }
-        // Duplicates by messageId (the last 4,096 of the recording; older ones count as duplicates too).
+        // Duplicates by messageId (the last 4,096 ids seen in the recording). An id far below the highest is
+        // not refused as such: one spoofed push with a huge messageId would otherwise make every later push
+        // of the real phone a "duplicate"; a genuinely old retransmission is late for the clock and the
+        // jitter buffer instead.
         if let id = message.messageId {
-            if seenMessages.contains(id) || (highestMessage.map { id < $0 - 4096 } ?? false) {
+            if seenMessages.contains(id) {
                 summary.duplicates += 1
                 lock.unlock()
                 return .ok
@@ -165,11 +183,18 @@ public final class SensorLoggerPhone: @unchecked Sendable {
             seenMessages.insert(id)
             seenOrder.append(id)
             if seenOrder.count > 4096 { seenMessages.remove(seenOrder.removeFirst()) }
-            highestMessage = max(highestMessage ?? id, id)
         }
         summary.messages += 1
         summary.readings += message.readings.count
-        for r in message.readings { readingNames[r.sensor.name, default: 0] += 1 }
+        for r in message.readings {
+            // At most 64 distinct names (Sensor Logger has about 30): a peer's made-up names share one entry.
+            let name = r.sensor.name
+            if readingNames[name] != nil || readingNames.count < Self.maximumReadingNames {
+                readingNames[name, default: 0] += 1
+            } else {
+                readingNames["(other names)", default: 0] += 1
+            }
+        }
 
         if platformOverride == nil, summary.decision == nil, let decision = detector.observe(message) {
             summary.decision = decision
@@ -182,7 +207,13 @@ public final class SensorLoggerPhone: @unchecked Sendable {
             lock.unlock()
             return .ok  // the test push, or nothing timed
         }
-        clock.observe(newestSample: newest, arrival: arrival, mayStepBack: !device.hasDelivered)
+        guard clock.observe(newestSample: newest, arrival: arrival, mayStepBack: !device.hasDelivered) else {
+            // Far from this phone's clock: one such message (a spoof with the phone's deviceId) must not move
+            // it, nor place readings at a time the clock does not vouch for.
+            summary.skippedReadings += message.readings.count
+            lock.unlock()
+            return .heldByClock
+        }
         chooseSources(message)
         var items: [LiveItem] = []
         items.reserveCapacity(message.readings.count)
@@ -233,7 +264,11 @@ public final class SensorLoggerPhone: @unchecked Sendable {
             case .pedometer:
                 if let s = message.number(.steps, in: r), s.isFinite { reference.cumulativeSteps.append(TimedScalar(time: t, value: s)) }
             case .activity:
-                if let label = message.string(.activity, inReadingAt: index) { reference.activity.append(TimedLabel(time: t, label: label)) }
+                if let label = message.string(.activity, inReadingAt: index), label.utf8.count <= Self.maximumLabelBytes {
+                    reference.activity.append(TimedLabel(time: t, label: label))
+                } else {
+                    skipped += 1
+                }
             case .location:
                 guard let lat = message.number(.latitude, in: r), let lon = message.number(.longitude, in: r),
                       lat.isFinite, lon.isFinite, abs(lat) <= 90, abs(lon) <= 180 else { skipped += 1; continue }
@@ -324,10 +359,15 @@ public final class SensorLoggerPhone: @unchecked Sendable {
         return sample.isFinite ? sample : nil
     }
 
-    /// Drops reference data older than `time`. Caller holds `lock`.
+    /// Drops reference data older than `time`, and the oldest entries beyond ``referenceLimit`` per kind.
+    /// Caller holds `lock`.
     private func trimReference(before time: TimeInterval) {
+        let limit = referenceLimit
         func trim<T>(_ list: inout [T], _ t: (T) -> Double) {
-            if let first = list.first, t(first) < time, let k = list.firstIndex(where: { t($0) >= time }) { list.removeFirst(k) }
+            if let first = list.first, t(first) < time {
+                list.removeFirst(list.firstIndex(where: { t($0) >= time }) ?? list.count)
+            }
+            if list.count > limit { list.removeFirst(list.count - limit) }
         }
         trim(&reference.attitude, \.time)
         trim(&reference.gravity, \.time)

@@ -9,10 +9,12 @@ import ServiceLifecycle
 /// pushes to it: each `deviceId` is a ``SensorLoggerPhone`` with its own ``LiveDevice``.
 ///
 /// Replies: 200 (accepted, also a duplicate), 400 with the reason (malformed JSON or fields), 401 (token
-/// missing or wrong), 413 (body over 1 MiB), 499 with advice for the user (Sensor Logger shows it: the
-/// convention cannot be decided, or no raw motion sensor is enabled), 503 (too many phones). Every
-/// refusal is counted (``Statistics``) and logged once per kind. Nothing a peer sends reaches another
-/// phone's state: it is keyed by the message's own `deviceId`.
+/// missing or wrong), 403 (without a token: a `Host` or `Origin` that is not this receiver, as a web page's
+/// request would have), 413 (body over 1 MiB), 415 (without a token: not `Content-Type: application/json`),
+/// 499 with advice for the user (Sensor Logger shows it: the convention cannot be decided, or no raw
+/// motion sensor is enabled), 503 (too many phones). Every refusal is counted (``Statistics``) and logged
+/// once per kind. Nothing a peer sends reaches another phone's state: it is keyed by the message's own
+/// `deviceId`. Connections, phones and reference data are bounded by ``SensorLoggerLimits``.
 ///
 /// ``receive(_:authorization:arrival:)`` is the whole behaviour without HTTP (tests, benchmarks, fuzzers).
 public final class SensorLoggerServer: @unchecked Sendable {
@@ -22,12 +24,18 @@ public final class SensorLoggerServer: @unchecked Sendable {
     public let device: LiveDevice
     /// Most phones kept at once.
     public let maximumPhones: Int
+    /// The bounds against hostile peers (connections, idle times, phones, reference data).
+    public let limits: SensorLoggerLimits
+    let connections: SensorLoggerConnectionGate
     let deviceConfiguration: LiveDevice.Configuration
     let logger: Logger
 
     private let lock = NSCondition()
     private var phonesById: [String: SensorLoggerPhone] = [:]
     private var order: [String] = []
+    /// The last push of each phone, on the device clock (for ``SensorLoggerLimits/phoneExpiry``).
+    private var lastPush: [String: TimeInterval] = [:]
+    private var lastSweep = -Double.infinity
     private var chosen: String?
     /// Devices made for `&device=ID` before that phone pushed (``device(following:)``).
     private var followers: [String: LiveDevice] = [:]
@@ -48,19 +56,37 @@ public final class SensorLoggerServer: @unchecked Sendable {
         public var malformed: [SensorLoggerDecodingError.Kind: Int] = [:]
         /// Readings in accepted messages.
         public var readings = 0
+        /// Connections closed at once because ``SensorLoggerLimits/maximumConnections`` were open.
+        public var refusedConnections = 0
+        /// Connections closed for idling (no complete request head within ``SensorLoggerLimits/idleTimeout``).
+        public var idleConnectionsClosed = 0
+        /// Connections closed because a request's body took longer than ``SensorLoggerLimits/requestTimeout``.
+        public var slowRequestsClosed = 0
+        /// Phones forgotten after ``SensorLoggerLimits/phoneExpiry`` without a push.
+        public var expiredPhones = 0
+        /// Pushes whose time was far from their phone's clock, readings left out (``PhoneClock``).
+        public var clockRejections = 0
     }
 
     /// - Parameters:
     ///   - configuration: where to listen and how to treat the phones.
     ///   - clock: the device clock (arrival times and mapped sample times are on it).
-    ///   - maximumPhones: how many `deviceId`s are kept at once (more get 503).
+    ///   - maximumPhones: how many `deviceId`s are kept at once (more get 503); `nil`: `limits`'.
+    ///   - limits: the bounds against hostile peers.
     public init(
-        configuration: SensorLoggerConfiguration, clock: any MotionClock = SystemClock.shared, maximumPhones: Int = 1024,
-        logger: Logger = Logger(label: "coremotion.network.sensorlogger")
+        configuration: SensorLoggerConfiguration, clock: any MotionClock = SystemClock.shared, maximumPhones: Int? = nil,
+        limits: SensorLoggerLimits = SensorLoggerLimits(), logger: Logger = Logger(label: "coremotion.network.sensorlogger")
     ) {
         self.configuration = configuration
         self.clock = clock
-        self.maximumPhones = maximumPhones
+        var limits = limits
+        if let maximumPhones { limits.maximumPhones = maximumPhones }
+        self.limits = limits
+        self.maximumPhones = limits.maximumPhones
+        let name = configuration.description
+        self.connections = SensorLoggerConnectionGate(limits: limits) { line in
+            logger.warning("Sensor Logger receiver \(name): \(line)")
+        }
         self.deviceConfiguration = LiveDevice.Configuration(silence: configuration.silence)
         self.logger = logger
         self.device = LiveDevice(name: configuration.description + " (no phone yet)", clock: clock, configuration: deviceConfiguration)
@@ -119,9 +145,13 @@ public final class SensorLoggerServer: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let deviceId, deviceId != configuration.deviceId else { return device }
-        if let phone = phonesById[deviceId] { return phone.device }
+        // Kept as followed: that phone is never forgotten for silence, and always gets in.
+        if let phone = phonesById[deviceId] {
+            followers[deviceId] = phone.device
+            return phone.device
+        }
         if let waiting = followers[deviceId] { return waiting }
-        let name = "sensorlogger:\(configuration.host):\(boundPort ?? configuration.port) (phone \(String(deviceId.prefix(8))))"
+        let name = "sensorlogger:\(configuration.host):\(boundPort ?? configuration.port) (phone \(String(deviceId.prefix(8)).logSafe))"
         let live = LiveDevice(name: name, clock: clock, configuration: deviceConfiguration)
         followers[deviceId] = live
         return live
@@ -129,10 +159,18 @@ public final class SensorLoggerServer: @unchecked Sendable {
 
     /// What the server answered so far.
     public var statistics: Statistics {
+        let gate = connections.current
         lock.lock()
-        defer { lock.unlock() }
-        return stats
+        var s = stats
+        lock.unlock()
+        s.refusedConnections = gate.refused
+        s.idleConnectionsClosed = gate.closedIdle
+        s.slowRequestsClosed = gate.closedSlow
+        return s
     }
+
+    /// Connections open now.
+    public var openConnections: Int { connections.current.open }
 
     /// How long pushes took from their arrival (the request head) to the end of their handling (decoded,
     /// checked and in the phone's jitter buffer), over HTTP.
@@ -177,17 +215,21 @@ public final class SensorLoggerServer: @unchecked Sendable {
         }
         let deviceId = message.deviceId ?? ""
         lock.lock()
+        let expired = forgetSilentPhones(now: arrival, full: phonesById[deviceId] == nil && phonesById.count >= maximumPhones)
         var phone = phonesById[deviceId]
         if phone == nil {
-            guard phonesById.count < maximumPhones else {
+            // A phone this process asked for by id always gets in: a flood of made-up ids cannot lock it out.
+            let reserved = followers[deviceId] != nil || configuration.deviceId == deviceId
+            guard phonesById.count < maximumPhones || reserved else {
                 lock.unlock()
-                return refuse(SensorLoggerReply(status: 503, text: "too many phones (\(maximumPhones)) push to this receiver"), kind: "too many phones")
+                if expired > 0 { logExpired(expired) }
+                return refuse(SensorLoggerReply(status: 503, text: "too many phones (\(maximumPhones)) push to this receiver; a phone silent for \(Int(limits.phoneExpiry)) s is forgotten"), kind: "too many phones")
             }
             // A phone some user asked for by id (device(following:)) keeps that device; the default device
             // follows the configured id, or else the first other phone.
-            let waiting = followers.removeValue(forKey: deviceId)
+            let waiting = followers[deviceId]
             let follows = waiting == nil && (configuration.deviceId.map { $0 == deviceId } ?? (chosen == nil))
-            let name = "sensorlogger:\(configuration.host):\(boundPort ?? configuration.port) (phone \(deviceId.isEmpty ? "without deviceId" : String(deviceId.prefix(8))))"
+            let name = "sensorlogger:\(configuration.host):\(boundPort ?? configuration.port) (phone \(deviceId.isEmpty ? "without deviceId" : String(deviceId.prefix(8)).logSafe))"
             let live: LiveDevice
             if follows {
                 live = device
@@ -197,23 +239,90 @@ public final class SensorLoggerServer: @unchecked Sendable {
             } else {
                 live = LiveDevice(name: name, clock: clock, configuration: deviceConfiguration)
             }
-            let created = SensorLoggerPhone(deviceId: deviceId, device: live, platform: configuration.platform)
+            let created = SensorLoggerPhone(deviceId: deviceId, device: live, platform: configuration.platform, referenceLimit: limits.referenceEntries)
             phonesById[deviceId] = created
             order.append(deviceId)
             phone = created
             if follows { chosen = deviceId }
             lock.broadcast()
-            logger.notice("Sensor Logger phone \(deviceId) pushes to \(configuration.description)\(follows ? " (this device follows it)" : "")")
+            logger.notice("Sensor Logger phone \(deviceId.logSafe) pushes to \(configuration.description.logSafe)\(follows ? " (this device follows it)" : "")")
         }
+        lastPush[deviceId] = max(lastPush[deviceId] ?? arrival, arrival)
         lock.unlock()
+        if expired > 0 { logExpired(expired) }
         let reply = phone!.ingest(message, arrival: arrival)
         lock.lock()
         stats.replies[reply.status, default: 0] += 1
-        if reply.status == 200 { stats.readings += message.readings.count }
+        if reply == .heldByClock {
+            stats.clockRejections += 1
+        } else if reply.status == 200 {
+            stats.readings += message.readings.count
+        }
         let first = reply.status == 499 && logged.insert("499 \(reply.text)").inserted
+        let firstHeld = reply == .heldByClock && logged.insert("clock").inserted  // once per receiver: ids are the peer's to vary
         lock.unlock()
-        if first { logger.warning("Sensor Logger phone \(deviceId): told the user (HTTP 499): \(reply.text)") }
+        if first { logger.warning("Sensor Logger phone \(deviceId.logSafe): told the user (HTTP 499): \(reply.text)") }
+        if firstHeld {
+            logger.warning("Sensor Logger phone \(deviceId.logSafe): a push's time is far from this phone's clock: its readings are left out until several pushes in a row agree (a spoofed push, or the phone's clock was set); further ones, of any phone, are counted")
+        }
         return reply
+    }
+
+    /// Forgets phones silent for ``SensorLoggerLimits/phoneExpiry`` that nobody follows; returns how many.
+    /// Looks at most once a second unless the table is `full`. Caller holds `lock`.
+    private func forgetSilentPhones(now: TimeInterval, full: Bool) -> Int {
+        guard full || now - lastSweep >= 1 else { return 0 }
+        lastSweep = now
+        let expiry = limits.phoneExpiry
+        var gone: [String] = []
+        for (id, last) in lastPush where now - last > expiry {
+            if id == chosen || followers[id] != nil || id == configuration.deviceId { continue }
+            gone.append(id)
+        }
+        guard !gone.isEmpty else { return 0 }
+        let set = Set(gone)
+        for id in gone {
+            phonesById.removeValue(forKey: id)
+            lastPush.removeValue(forKey: id)
+        }
+        order.removeAll { set.contains($0) }
+        stats.expiredPhones += gone.count
+        return gone.count
+    }
+
+    private func logExpired(_ count: Int) {
+        logger.notice("Sensor Logger receiver \(configuration.description.logSafe): forgot \(count) phone(s) silent for over \(Int(limits.phoneExpiry)) s")
+    }
+
+    /// Without a token, refuses what a web page's request would carry (a cross-site or DNS-rebinding
+    /// `POST`): a `Host` that is not a loopback address or `localhost` (403), an `Origin` that is not this
+    /// receiver (403), a body that is not `application/json` (415; a page cannot send that cross-site
+    /// without the CORS preflight this receiver never answers). With a token there is nothing to forge:
+    /// a page cannot know it.
+    ///
+    /// - Parameters:
+    ///   - host: the `Host` header (the request's authority).
+    ///   - origin: the `Origin` header, if any.
+    ///   - contentType: the `Content-Type` header, if any.
+    public func checkRequest(host: String?, origin: String?, contentType: String?) -> SensorLoggerReply? {
+        guard configuration.token == nil else { return nil }
+        guard let host, let name = SensorLoggerAddress.name(ofAuthority: host), SensorLoggerAddress.isLocalName(name) else {
+            return refuse(SensorLoggerReply(status: 403, text: "refused: the Host header (\(host ?? "none")) is not this receiver's address; without a token only requests to 127.0.0.1, [::1] or localhost are taken (a web page's request through another name is refused); set a token to push through another name"),
+                          kind: "foreign host", detail: "Host \(host ?? "none")")
+        }
+        if let origin {
+            let port = self.port ?? configuration.port
+            guard SensorLoggerAddress.isOwnOrigin(origin, port: port) else {
+                return refuse(SensorLoggerReply(status: 403, text: "refused: a request from a web page (Origin \(origin)); Sensor Logger sends no Origin"),
+                              kind: "foreign origin", detail: "Origin \(origin)")
+            }
+        }
+        let media = contentType?.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard media == "application/json" else {
+            return refuse(SensorLoggerReply(status: 415, text: "refused: the body must be sent as Content-Type: application/json (as Sensor Logger does), found \(contentType ?? "none")"),
+                          kind: "not JSON", detail: "Content-Type \(contentType ?? "none")")
+        }
+        return nil
     }
 
     /// The reply to a body over the limit (the HTTP layer's, before reading it).
@@ -227,7 +336,7 @@ public final class SensorLoggerServer: @unchecked Sendable {
         stats.replies[reply.status, default: 0] += 1
         let first = logged.insert(kind).inserted
         lock.unlock()
-        if first { logger.warning("Sensor Logger receiver \(configuration.description): refused a push (\(reply.status), \(kind)): \(detail ?? reply.text); further ones of this kind are counted, not logged") }
+        if first { logger.warning("Sensor Logger receiver \(configuration.description.logSafe): refused a push (\(reply.status), \(kind)): \(LogSafeText.logSafe(detail ?? reply.text, limit: 400)); further ones of this kind are counted, not logged") }
         return reply
     }
 
@@ -260,8 +369,10 @@ public final class SensorLoggerServer: @unchecked Sendable {
         let outcome = StartOutcome()
         var quiet = logger
         quiet.logLevel = .warning
+        let gate = connections
         let app = Application(
             responder: PushResponder(server: self),
+            server: .http1(configuration: .init(additionalChannelHandlers: [SensorLoggerConnectionGuard(gate: gate)])),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil, reuseAddress: true),
             onServerRunning: { channel in outcome.finish(.success(channel.localAddress?.port ?? 0)) },
             logger: quiet
@@ -293,7 +404,7 @@ public final class SensorLoggerServer: @unchecked Sendable {
             lock.lock()
             boundPort = port
             lock.unlock()
-            logger.info("Sensor Logger receiver listening on \(configuration.host):\(port)")
+            logger.info("Sensor Logger receiver listening on \(configuration.host.logSafe):\(port)")
             return port
         case .failure(let error):
             task.cancel()
@@ -364,6 +475,9 @@ struct PushResponder: HTTPResponder {
         default:
             return Self.text(405, "use POST")
         }
+        if let refusal = server.checkRequest(host: request.head.authority, origin: request.headers[.origin], contentType: request.headers[.contentType]) {
+            return Self.text(refusal.status, refusal.text, close: true)
+        }
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             let reply = server.tooLarge()
             return Self.text(reply.status, reply.text, close: true)
@@ -394,8 +508,10 @@ struct PushResponder: HTTPResponder {
         case 200: phrase = "OK"
         case 400: phrase = "Bad Request"
         case 401: phrase = "Unauthorized"
+        case 403: phrase = "Forbidden"
         case 405: phrase = "Method Not Allowed"
         case 413: phrase = "Content Too Large"
+        case 415: phrase = "Unsupported Media Type"
         case 499: phrase = "Action Needed"
         case 503: phrase = "Service Unavailable"
         default: phrase = "Status"

@@ -19,6 +19,19 @@ import Foundation
 /// came 0.47 s slower than the ones after it). Once samples are delivered it slews, so the intervals an
 /// app sees stay the phone's (a step back there broke a 9–11 ms interval check under load).
 ///
+/// **One reading never moves the clock far.** An observation whose `arrival − time` lies more than
+/// ``Configuration/earlyTolerance`` (1 s) below the current estimate (its sample claims to be newer than
+/// the clock allows: a spoofed push with a far-future time, or the phone's clock set forward) or more
+/// than ``Configuration/lateTolerance`` (5 s) above it (a far-past time, or the phone's clock set back) is
+/// *held*: it neither enters the window nor maps samples (``observe(newestSample:arrival:mayStepBack:)``
+/// returns `false`, counted in ``rejections``). When ``Configuration/confirmations`` (3) such observations
+/// in a row agree with each other within ``Configuration/stepThreshold`` and span at least
+/// ``Configuration/confirmationSpan`` (1 s) of arrival time, the clock was really set: the window starts
+/// over from them and the offset is stepped. The early bound equals the step threshold because anything
+/// lower is only slewed (2 ms/s, so a spoof inside it moves times by at most 60 ms over the 30 s window);
+/// the late bound is wider because a late message cannot lower the minimum, and a message more than 5 s
+/// late is older than any jitter buffer's delay anyway.
+///
 /// Times are kept as `Int64` ns relative to the first sample seen (the *anchor*), so a 19-digit epoch
 /// never passes through a `Double` whole.
 public struct PhoneClock: Sendable {
@@ -33,12 +46,27 @@ public struct PhoneClock: Sendable {
         /// For this long after the first observation, seconds of arrival time, a lower estimate is taken at
         /// once while nothing has been delivered (``observe(newestSample:arrival:mayStepBack:)``).
         public var settling: TimeInterval
+        /// An observation this much below the estimate (its sample newer than the clock allows) is held, seconds.
+        public var earlyTolerance: TimeInterval
+        /// An observation this much above the estimate (its sample older than any late message) is held, seconds.
+        public var lateTolerance: TimeInterval
+        /// How many held observations in a row, agreeing within ``stepThreshold``, re-learn the clock.
+        public var confirmations: Int
+        /// The least arrival time those confirmations span, seconds (a burst of late messages is not a clock change).
+        public var confirmationSpan: TimeInterval
 
-        public init(window: TimeInterval = 30, slewRate: Double = 0.002, stepThreshold: TimeInterval = 1, settling: TimeInterval = 3) {
+        public init(
+            window: TimeInterval = 30, slewRate: Double = 0.002, stepThreshold: TimeInterval = 1, settling: TimeInterval = 3,
+            earlyTolerance: TimeInterval = 1, lateTolerance: TimeInterval = 5, confirmations: Int = 3, confirmationSpan: TimeInterval = 1
+        ) {
             self.window = window
             self.slewRate = slewRate
             self.stepThreshold = stepThreshold
             self.settling = settling
+            self.earlyTolerance = earlyTolerance
+            self.lateTolerance = lateTolerance
+            self.confirmations = confirmations
+            self.confirmationSpan = confirmationSpan
         }
     }
 
@@ -49,6 +77,10 @@ public struct PhoneClock: Sendable {
     public private(set) var offset: Double?
     /// How often the offset was stepped rather than slewed (not counting the first estimate).
     public private(set) var steps = 0
+    /// Observations held as implausible (far from the estimate) and not (yet) confirmed.
+    public private(set) var rejections = 0
+    /// Held observations in a row (arrival, arrival − phone seconds), waiting for confirmation.
+    private var held: [(arrival: Double, value: Double)] = []
     /// Monotonic deque of (arrival, arrival − phone seconds) with increasing values: its front is the window's minimum.
     private var minima: [(arrival: Double, value: Double)] = []
     private var head = 0
@@ -74,9 +106,19 @@ public struct PhoneClock: Sendable {
     ///
     /// - Parameter mayStepBack: no sample mapped by this clock has been delivered yet, so a faster message
     ///   in the settling time may move the offset back at once.
-    public mutating func observe(newestSample nanoseconds: Int64, arrival: TimeInterval, mayStepBack: Bool = false) {
+    /// - Returns: whether the observation was taken; `false`: it is far from the estimate and held (see the
+    ///   type's documentation), and the message's samples should not be mapped.
+    @discardableResult
+    public mutating func observe(newestSample nanoseconds: Int64, arrival: TimeInterval, mayStepBack: Bool = false) -> Bool {
         let value = arrival - seconds(nanoseconds)
-        guard value.isFinite else { return }
+        guard value.isFinite else { return false }
+        if let current = estimate, offset != nil {
+            let deviation = value - current
+            if deviation < -configuration.earlyTolerance || deviation > configuration.lateTolerance {
+                return hold(value: value, arrival: arrival)
+            }
+            held.removeAll()
+        }
         // Sliding-window minimum.
         while minima.count > head && minima[minima.count - 1].value >= value { minima.removeLast() }
         minima.append((arrival, value))
@@ -102,6 +144,31 @@ public struct PhoneClock: Sendable {
             offset = estimate
         }
         lastArrival = arrival
+        return true
+    }
+
+    /// Holds an implausible observation; re-learns the clock once enough of them agree. Returns whether it was taken.
+    private mutating func hold(value: Double, arrival: Double) -> Bool {
+        if let first = held.first, abs(value - first.value) > configuration.stepThreshold { held.removeAll() }
+        held.append((arrival, value))
+        guard held.count >= max(configuration.confirmations, 1),
+              arrival - held[0].arrival >= configuration.confirmationSpan else {
+            rejections += 1
+            return false
+        }
+        // The phone's clock really moved: start the window over from the agreeing observations.
+        var fresh: [(arrival: Double, value: Double)] = []
+        for h in held {
+            while let last = fresh.last, last.value >= h.value { fresh.removeLast() }
+            fresh.append(h)
+        }
+        minima = fresh
+        head = 0
+        held.removeAll()
+        offset = minima[0].value
+        steps += 1
+        lastArrival = arrival
+        return true
     }
 
     /// The host time of a phone sample time (ns), or `nil` before the first ``observe(newestSample:arrival:)``.

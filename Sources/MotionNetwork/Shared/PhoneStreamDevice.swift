@@ -320,10 +320,11 @@ public final class PhoneStreamDevice: MotionDevice, @unchecked Sendable {
         stats.lastProblem = message
         if category == "malformed" { stats.malformed += 1 }
         lock.unlock()
+        // The message quotes what the phone sent: escaped, so it cannot forge log lines or drive a terminal.
         if n <= 10 {
-            logger.error("\(name): \(message)")
+            logger.error("\(name): \(LogSafeText.logSafe(message, limit: 400))")
         } else if n % 100 == 0 {
-            logger.error("\(name): \(message) (\(n) problems of this kind so far)")
+            logger.error("\(name): \(LogSafeText.logSafe(message, limit: 400)) (\(n) problems of this kind so far)")
         }
     }
 

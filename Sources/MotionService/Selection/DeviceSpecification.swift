@@ -13,7 +13,7 @@ import MotionSimulator
 /// | `sim:SCENE` | the simulator with a named scene or a scene file; `?seed=N`, `&speed=N` |
 /// | `iio` / `iio:ROOT` | Linux IIO sensors, optionally under another sysfs root |
 /// | `service` / `service:PATH` | the system service `coremotiond` (at `COREMOTION_SOCKET` or its default socket, or at PATH) |
-/// | `sensorlogger:HOST:PORT` | a live phone pushing with Sensor Logger's HTTP push (`?token=`, `&platform=`, `&device=`, `&wait=`, `&settle=`, `&silence=`; docs/network.md) |
+/// | `sensorlogger:HOST:PORT` | a live phone pushing with Sensor Logger's HTTP push (`?token-file=PATH` or `?token=` or `COREMOTION_SENSORLOGGER_TOKEN`, `&platform=`, `&device=`, `&wait=`, `&settle=`, `&silence=`; docs/network.md) |
 /// | `phyphox:http://HOST:PORT` | a phone running phyphox with remote access, polled (`docs/network.md#phyphox`) |
 /// | `sensorserver:ws://HOST:PORT` | a phone running SensorServer, over a WebSocket (`docs/network.md#sensorserver`) |
 public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
@@ -44,7 +44,7 @@ public enum DeviceSpecification: Sendable, Hashable, CustomStringConvertible {
           sim:SCENE[?seed=N][&speed=N]             the simulator with a named scene or a scene file (.json)
           iio  or  iio:ROOT                        Linux IIO sensors (ROOT: another sysfs root, for tests)
           service  or  service:PATH                the system service coremotiond (default socket, or PATH)
-          sensorlogger:HOST:PORT[?token=T][&platform=ios|android|ios-standardised][&device=ID][&wait=S]
+          sensorlogger:HOST:PORT[?token-file=PATH|token=T][&platform=ios|android|ios-standardised][&device=ID][&wait=S]
                                                    a phone pushing with Sensor Logger's HTTP push (docs/network.md)
           phyphox:http://HOST:PORT[?wait=S][&silence=S][&delay=S][&interval=S][&platform=android|ios][&start=false]
                                                    a phone running phyphox (remote access on), polled

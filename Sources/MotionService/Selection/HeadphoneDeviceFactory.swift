@@ -65,7 +65,9 @@ public enum HeadphoneDeviceFactory {
                     server = running
                 } else {
                     server = try SensorLoggerReceivers.shared.receiver(
-                        for: SensorLoggerConfiguration(host: host, port: port, wait: 0), clock: clock)
+                        for: SensorLoggerConfiguration(
+                            host: host, port: port, token: SensorLoggerConfiguration.environmentToken(), wait: 0),
+                        clock: clock)
                 }
                 return SensorLoggerHeadphones.device(server: server)
             } catch {

@@ -53,6 +53,12 @@ let package = Package(
             dependencies: ["FuzzSupport", .product(name: "MotionNetwork", package: "swift-core-motion")],
             swiftSettings: fuzzTarget
         ),
+        // The Sensor Logger receiver's judgement of a request's `Host` and `Origin` headers (loopback by address).
+        .executableTarget(
+            name: "ReceiverAddressFuzzer",
+            dependencies: ["FuzzSupport", .product(name: "MotionNetwork", package: "swift-core-motion")],
+            swiftSettings: fuzzTarget
+        ),
         // The phone network decoders (MotionNetwork): phyphox `/get`; `/config`, `/meta`, `/time`; SensorServer messages.
         .executableTarget(
             name: "PhyphoxGetFuzzer",

@@ -86,7 +86,8 @@ public struct LiveViewAccess: Sendable, Equatable {
             var text = Substring(text)
             let bracketed = text.hasPrefix("[") && text.hasSuffix("]")
             if bracketed { text = text.dropFirst().dropLast() }
-            guard !text.isEmpty, text.utf8.count <= 64 else { return nil }
+            // No NUL: inet_pton would read a C string only up to it.
+            guard !text.isEmpty, text.utf8.count <= 64, !text.utf8.contains(0) else { return nil }
             var v4 = in_addr()
             if !bracketed, inet_pton(AF_INET, String(text), &v4) == 1 {
                 self = .v4(withUnsafeBytes(of: &v4) { Array($0) })

@@ -13,6 +13,9 @@ public enum SensorLoggerAddress {
     /// Whether `text` is a numeric loopback address: IPv4 `127.0.0.0/8` in dotted-quad form, or IPv6 `::1`
     /// (any spelling). Names (`localhost`, `127.0.0.1.example.com`) are not addresses and give `false`.
     public static func isLoopback(_ text: String) -> Bool {
+        // Only the characters of a numeric address reach inet_pton: a C string ends at the first NUL, so
+        // "127.0.0.1\0.example.com" would otherwise pass as 127.0.0.1.
+        guard !text.isEmpty, text.utf8.count <= 64, text.utf8.allSatisfy(Self.isAddressByte) else { return false }
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
             return UInt32(bigEndian: v4.s_addr) >> 24 == 127
@@ -24,6 +27,16 @@ public enum SensorLoggerAddress {
         return false
     }
 
+    /// Hex digits, `.` and `:`: every byte a numeric IPv4 or IPv6 address is written with.
+    static func isAddressByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
+             UInt8(ascii: "."), UInt8(ascii: ":"):
+            true
+        default: false
+        }
+    }
+
     /// The name in a `Host` header or a URL's authority: `127.0.0.1:8000` → `127.0.0.1`, `[::1]:8000` →
     /// `::1`, `localhost` → `localhost`; `nil` when it is not of that shape.
     public static func name(ofAuthority authority: String) -> String? {
@@ -32,7 +45,8 @@ public enum SensorLoggerAddress {
             guard let close = text.firstIndex(of: "]") else { return nil }
             let rest = text[text.index(after: close)...]
             guard rest.isEmpty || (rest.hasPrefix(":") && Int(rest.dropFirst()) != nil) else { return nil }
-            return String(text[text.index(after: text.startIndex)..<close])
+            let inside = text[text.index(after: text.startIndex)..<close]
+            return inside.isEmpty ? nil : String(inside)
         }
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count <= 2, let first = parts.first, !first.isEmpty else { return nil }

@@ -35,7 +35,7 @@ struct DevicesCommand: ParsableCommand {
     @Option(help: "How late samples may arrive with --capture, seconds (default 0: each as soon as possible; the daemon's recorders use 1).")
     var latency: Double?
 
-    @Option(help: "List the phones pushing to this receiver instead (sensorlogger:HOST:PORT[?token=T]).")
+    @Option(help: "List the phones pushing to this receiver instead (sensorlogger:HOST:PORT[?token-file=PATH]; or COREMOTION_SENSORLOGGER_TOKEN).")
     var network: String?
 
     @Option(help: "Seconds to listen with --network (default 5).")

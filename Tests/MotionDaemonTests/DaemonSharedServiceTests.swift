@@ -142,4 +142,17 @@ import Testing
         #expect(asStranger.clients.isEmpty)
         #expect(asStranger.clientsConnected == asRoot.clientsConnected)
     }
+
+    @Test("a reply document longer than the protocol carries is an error, never cut into invalid JSON")
+    func oversizedDocumentIsAnError() {
+        let small = "{\"a\": 1}"
+        #expect(ClientSession.documentReply(small) == .document(small))
+        let huge = String(repeating: "x", count: DaemonMessage.maximumDocumentLength + 1)
+        guard case .error(let code, _, let message) = ClientSession.documentReply(huge) else {
+            Issue.record("an oversized document was sent")
+            return
+        }
+        #expect(code == .failed)
+        #expect(message.contains("\(DaemonMessage.maximumDocumentLength)"))
+    }
 }

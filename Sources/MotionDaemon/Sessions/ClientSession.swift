@@ -325,7 +325,7 @@ final class ClientSession: ChannelDuplexHandler, @unchecked Sendable {
             // Root sees every client; any other user only their own (docs/security.md).
             let viewer = peerUID
             let document = DaemonStatusReport.make(core: core, viewerUID: viewer).json
-            send(.reply(request: request, .document(document)), written: done)
+            send(.reply(request: request, Self.documentReply(document)), written: done)
         case .permissions(let request, let operation, let uid, let app):
             changePermissions(request, operation: operation, uid: uid, app: app, done: done)
         }
@@ -536,6 +536,18 @@ final class ClientSession: ChannelDuplexHandler, @unchecked Sendable {
         })
     }
 
+    /// A JSON document as a reply, or an error when it is longer than the protocol carries (the encoder would
+    /// cut it into invalid JSON: never send that).
+    static func documentReply(_ document: String) -> Reply {
+        let size = document.utf8.count
+        guard size <= DaemonMessage.maximumDocumentLength else {
+            return .error(
+                .failed, authorization: .notDetermined,
+                message: "the reply is \(size) bytes, more than the protocol's \(DaemonMessage.maximumDocumentLength)")
+        }
+        return .document(document)
+    }
+
     private static func errorReply(_ error: any Error, status: AuthorizationStatus) -> Reply {
         switch error as? MotionProviderError {
         case .historyUnavailable(let text)?: .error(.historyUnavailable, authorization: status, message: text)
@@ -550,7 +562,7 @@ final class ClientSession: ChannelDuplexHandler, @unchecked Sendable {
         guard let identity = self.identity else { return done() }
         do {
             let document = try core.authorizer.permissions(operation, app: app, targetUID: uid, caller: identity)
-            send(.reply(request: request, .document(document)), written: done)
+            send(.reply(request: request, Self.documentReply(document)), written: done)
             if operation != .list { core.refreshAuthorization() }
         } catch let refusal as PermissionsRefusal {
             send(.reply(request: request, .error(refusal.forbidden ? .forbidden : .invalidParameter, authorization: .notDetermined, message: refusal.message)), written: done)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import MotionSamples
 
 /// The `coremotion` tool: play, inspect and evaluate motion data with this library.
 @main
@@ -10,6 +11,7 @@ struct CoreMotionCommand: AsyncParsableCommand {
             Devices are chosen with COREMOTION_DEVICE (none, auto, replay:PATH[?speed=N&loop=true], sim:SCENE, iio[:ROOT], service[:PATH]).
             Every command that prints results also takes --json.
             """,
+        version: CoreMotionVersion.string,
         subcommands: CoreMotionCommand.allSubcommands
     )
 

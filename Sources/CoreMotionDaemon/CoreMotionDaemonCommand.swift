@@ -18,7 +18,8 @@ struct CoreMotionDaemonCommand: AsyncParsableCommand {
             With --headphone-device (sim:head-shake, replay:EXPORT.zip, iio:ROOT…) it owns headphones too, for every
             client's CMHeadphoneMotionManager.
             SIGTERM or SIGINT stops it gracefully: clients are told, the history is written to disk.
-            """
+            """,
+        version: CoreMotionVersion.string
     )
 
     @Flag(name: .customLong("system"), help: "The system instance (default as root): /run/coremotion/coremotiond.sock, /var/lib/coremotion/.")

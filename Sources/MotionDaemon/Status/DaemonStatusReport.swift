@@ -90,7 +90,7 @@ public struct DaemonStatusReport: Codable, Sendable, Hashable {
     }
 
     /// The daemon's software version.
-    public static let softwareVersion = "0.2.0"
+    public static let softwareVersion = CoreMotionVersion.string
 
     /// The report as `viewerUID` may see it: root (uid 0) sees every client; any other user sees only their
     /// own clients (pids, apps and executables of other users are not theirs to know) and the total count.

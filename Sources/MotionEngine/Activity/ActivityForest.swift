@@ -209,9 +209,12 @@ public struct ActivityForest: Sendable, Hashable, Codable {
     }
 
     private static let bundledModel: Result<ActivityForest, ModelError> = {
-        guard let url = Bundle.module.url(forResource: bundledResourceName, withExtension: "json", subdirectory: "Resources")
-            ?? Bundle.module.url(forResource: bundledResourceName, withExtension: "json")
-        else { return .failure(ModelError("bundled resource \(bundledResourceName).json not found")) }
+        let url: URL
+        do {
+            url = try EngineResources.url(bundledResourceName, "json")
+        } catch {
+            return .failure(ModelError("\(error)"))
+        }
         do {
             return .success(try load(contentsOf: url))
         } catch let e as ModelError {

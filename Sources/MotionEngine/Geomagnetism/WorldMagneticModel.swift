@@ -85,9 +85,11 @@ public struct WorldMagneticModel: Sendable {
     }
 
     private static let bundled: Result<WorldMagneticModel, any Error> = Result {
-        guard let url = Bundle.module.url(forResource: "WMM2025", withExtension: "COF", subdirectory: "Resources")
-            ?? Bundle.module.url(forResource: "WMM2025", withExtension: "COF") else {
-            throw FormatError(line: 0, message: "WMM2025.COF is missing from the MotionEngine bundle")
+        let url: URL
+        do {
+            url = try EngineResources.url("WMM2025", "COF")
+        } catch {
+            throw FormatError(line: 0, message: "\(error)")
         }
         return try WorldMagneticModel(coefficients: String(contentsOf: url, encoding: .utf8))
     }

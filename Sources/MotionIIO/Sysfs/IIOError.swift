@@ -41,7 +41,9 @@ public enum IIOError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// What to do about a permission problem (the rule is explained in docs/iio.md, "Permissions").
     public static let permissionAdvice = """
-        Give your user access to IIO devices: create /etc/udev/rules.d/60-coremotion-iio.rules with
+        With the coremotiond service installed (the package installs its own udev rule for the service), apps read
+        the sensors through it (COREMOTION_DEVICE=service). To read them in process instead, give your user access:
+        create /etc/udev/rules.d/61-iio-group.rules with
           SUBSYSTEM=="iio", KERNEL=="iio:device*", GROUP="iio", MODE="0660", \
         RUN+="/bin/sh -c 'chgrp -R iio /sys%p && chmod -R g+rw /sys%p'"
         then run `sudo groupadd -f iio && sudo usermod -aG iio $USER`, `sudo udevadm control --reload && sudo udevadm trigger --subsystem-match=iio`, and log in again.

@@ -41,14 +41,7 @@ cache=${COREMOTION_VM_CACHE:-$HOME/.cache/coremotion-vm}
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 
-total_start=$(date +%s.%N)
-phase_start=$total_start
-phase() { # phase NAME: print how long the phase that just ended took
-    local now; now=$(date +%s.%N)
-    printf 'phase %-10s %6.1f s\n' "$1" "$(awk "BEGIN{print $now - $phase_start}")"
-    phase_start=$now
-}
-die() { echo "FAIL vm: $*"; echo "0 passed, 1 failed"; exit 1; }
+. "$here/common.sh"
 
 # ---------------------------------------------------------------- 1. host packages
 # command → Debian package. busybox must be the static one: it runs in the initramfs before the
@@ -61,42 +54,12 @@ command -v depmod >/dev/null && command -v modprobe >/dev/null || need+=(kmod)
 command -v jq >/dev/null || need+=(jq)
 command -v cpio >/dev/null || need+=(cpio)
 command -v awk >/dev/null || need+=(gawk)
-if [ ${#need[@]} -gt 0 ]; then
-    echo "installing ${need[*]} (apt-get)"
-    export DEBIAN_FRONTEND=noninteractive
-    if ! nice -n 10 apt-get install -y -q --no-install-recommends "${need[@]}" >"$cache/apt.log" 2>&1; then
-        nice -n 10 apt-get update -q >>"$cache/apt.log" 2>&1
-        nice -n 10 apt-get install -y -q --no-install-recommends "${need[@]}" >>"$cache/apt.log" 2>&1 \
-            || { tail -20 "$cache/apt.log"; die "apt-get install ${need[*]} failed (log: $cache/apt.log)"; }
-    fi
-fi
+install_missing ${need[@]+"${need[@]}"}
 [ -x /bin/busybox ] || die "busybox-static installed but /bin/busybox is missing"
 phase packages
 
 # ---------------------------------------------------------------- 2. kernel
-# The kernel package linux-image-amd64 points at (e.g. linux-image-6.1.0-56-amd64), -unsigned
-# variant (same kernel, no Secure Boot signature: one package with vmlinuz and modules).
-resolve_kernel() {
-    local p
-    p=$(apt-cache depends linux-image-amd64 2>/dev/null \
-        | sed -n 's/^ *Depends: \(linux-image-[0-9][0-9.]*-[0-9]*-amd64\)$/\1-unsigned/p' | head -n 1)
-    [ -n "$p" ] || p=$(apt-cache pkgnames linux-image-6.1.0- 2>/dev/null \
-        | grep -E '^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' | sort -V | tail -n 1)
-    echo "$p"
-}
-pkg=${COREMOTION_VM_KERNEL:-}
-[ -n "$pkg" ] || pkg=$(resolve_kernel)
-if [ -z "$pkg" ]; then
-    nice -n 10 apt-get update -q >"$cache/apt-update.log" 2>&1
-    pkg=$(resolve_kernel)
-fi
-if [ -z "$pkg" ]; then # no package lists at all: fall back to a kernel already in the cache
-    kver=$(ls -1 "$cache" 2>/dev/null | grep -E '^[0-9.]+-[0-9]+-amd64$' | sort -V | tail -n 1)
-    [ -n "$kver" ] && [ -f "$cache/$kver/.ready" ] || die "apt-cache offers no linux-image-*-amd64-unsigned and the cache is empty"
-    echo "apt-cache offers no kernel package; using cached $kver"
-else
-    kver=${pkg#linux-image-}; kver=${kver%-unsigned}
-fi
+choose_kernel ""
 kdir="$cache/$kver"
 if [ ! -f "$kdir/.ready" ]; then
     echo "fetching $pkg (apt-get download) into $cache"

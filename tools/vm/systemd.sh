@@ -57,21 +57,7 @@ cache=${COREMOTION_VM_CACHE:-$HOME/.cache/coremotion-vm}
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 
-total_start=$(date +%s.%N)
-phase_start=$total_start
-phase() {
-    local now; now=$(date +%s.%N)
-    printf 'phase %-10s %6.1f s\n' "$1" "$(awk "BEGIN{print $now - $phase_start}")"
-    phase_start=$now
-}
-die() { echo "FAIL vm: $*"; echo "0 passed, 1 failed"; exit 1; }
-apt_install() { # apt_install LOG PACKAGE…
-    local log=$1; shift
-    export DEBIAN_FRONTEND=noninteractive
-    nice -n 10 apt-get install -y -q --no-install-recommends "$@" >"$log" 2>&1 && return 0
-    nice -n 10 apt-get update -q >>"$log" 2>&1
-    nice -n 10 apt-get install -y -q --no-install-recommends "$@" >>"$log" 2>&1
-}
+. "$here/common.sh"
 
 # ---------------------------------------------------------------- 1. host packages
 need=()
@@ -83,36 +69,13 @@ dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'ok installed'
 command -v depmod >/dev/null && command -v modprobe >/dev/null || need+=(kmod)
 command -v cpio >/dev/null || need+=(cpio)
 command -v perl >/dev/null || need+=(perl-base)
-if [ ${#need[@]} -gt 0 ]; then
-    echo "installing ${need[*]} (apt-get)"
-    apt_install "$cache/apt.log" "${need[@]}" || { tail -20 "$cache/apt.log"; die "apt-get install ${need[*]} failed"; }
-fi
+install_missing ${need[@]+"${need[@]}"}
 phase packages
 
 # ---------------------------------------------------------------- 2. kernel
 # Same package as run.sh, but more modules kept (ext4 and virtio-blk for the root disk, crypto and lib
 # helpers they need), in a folder of its own so that run.sh's cache stays as it is.
-resolve_kernel() {
-    local p
-    p=$(apt-cache depends linux-image-amd64 2>/dev/null \
-        | sed -n 's/^ *Depends: \(linux-image-[0-9][0-9.]*-[0-9]*-amd64\)$/\1-unsigned/p' | head -n 1)
-    [ -n "$p" ] || p=$(apt-cache pkgnames linux-image-6.1.0- 2>/dev/null \
-        | grep -E '^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' | sort -V | tail -n 1)
-    echo "$p"
-}
-pkg=${COREMOTION_VM_KERNEL:-}
-[ -n "$pkg" ] || pkg=$(resolve_kernel)
-if [ -z "$pkg" ]; then
-    nice -n 10 apt-get update -q >"$cache/apt-update.log" 2>&1
-    pkg=$(resolve_kernel)
-fi
-if [ -z "$pkg" ]; then
-    kver=$(ls -1 "$cache" 2>/dev/null | sed -n 's/^\([0-9.]*-[0-9]*-amd64\)-systemd$/\1/p' | sort -V | tail -n 1)
-    [ -n "$kver" ] && [ -f "$cache/$kver-systemd/.ready" ] || die "apt-cache offers no linux-image-*-amd64-unsigned and the cache is empty"
-    echo "apt-cache offers no kernel package; using cached $kver"
-else
-    kver=${pkg#linux-image-}; kver=${kver%-unsigned}
-fi
+choose_kernel -systemd
 kdir="$cache/$kver-systemd"
 if [ ! -f "$kdir/.ready" ]; then
     echo "fetching $pkg (apt-get download) into $cache"

@@ -104,6 +104,10 @@ for _ in $(seq 1 60); do
     sleep 1
 done
 [ -x "$build_dir/coremotion" ] || die "no $build_dir/coremotion (build first: swift build)"
+# A project under /tmp (a CI clone there): its top folder under /tmp is bound into the VM's own /tmp.
+tmp_keep=
+case "$project/" in /tmp/?*/*) tmp_keep=${project#/tmp/}; tmp_keep=${tmp_keep%%/*} ;; esac
+case "$build_dir/" in /tmp/?*/*) [ -n "$tmp_keep" ] || { tmp_keep=${build_dir#/tmp/}; tmp_keep=${tmp_keep%%/*}; } ;; esac
 run_dir="$cache/run"            # read by the VM through 9p (not under /tmp: the VM mounts a tmpfs there)
 rm -rf "$run_dir"; mkdir -p "$run_dir"
 ird="$run_dir/initramfs"
@@ -123,12 +127,15 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 for m in $(cat /modules.order); do insmod /modules/$m || echo "INFO vm: insmod $m failed"; done
-run=; for a in $(cat /proc/cmdline); do case "$a" in cmvm_run=*) run=${a#cmvm_run=} ;; esac; done
+run=; keep=; for a in $(cat /proc/cmdline); do case "$a" in cmvm_run=*) run=${a#cmvm_run=} ;; cmvm_tmp=*) keep=${a#cmvm_tmp=} ;; esac; done
 if mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose host /host; then
     mount -t proc proc /host/proc
     mount -t sysfs sysfs /host/sys
     mount -t devtmpfs devtmpfs /host/dev
+    # The VM's own /tmp; a project that lives under the host's /tmp (a CI clone) stays visible in it.
+    [ -n "$keep" ] && mkdir -p /oldtmp && mount -o bind /host/tmp /oldtmp
     mount -t tmpfs tmpfs /host/tmp
+    [ -n "$keep" ] && mkdir -p "/host/tmp/$keep" && mount -o bind "/oldtmp/$keep" "/host/tmp/$keep"
     mount -t tmpfs tmpfs /host/run
     mount -t tracefs tracefs /host/sys/kernel/tracing 2>/dev/null
     echo "INFO vm: user space up after $(cut -d' ' -f1 /proc/uptime) s"
@@ -159,7 +166,7 @@ echo "booting (qemu TCG, -m 1024, timeout ${vm_timeout} s; console log: $log)"
 timeout -k 10 "$vm_timeout" nice -n 10 qemu-system-x86_64 \
     -accel tcg -cpu max -smp "$smp" -m 1024 -nographic -no-reboot -nic none \
     -kernel "$vmlinuz" -initrd "$run_dir/initramfs.cpio.gz" \
-    -append "console=ttyS0 loglevel=1 panic=-1 cmvm_run=$run_dir" \
+    -append "console=ttyS0 loglevel=1 panic=-1 cmvm_run=$run_dir${tmp_keep:+ cmvm_tmp=$tmp_keep}" \
     -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
     </dev/null >"$log" 2>&1
 qemu_rc=$?

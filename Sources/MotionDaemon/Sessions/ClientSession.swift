@@ -627,8 +627,8 @@ final class ClientSession: ChannelDuplexHandler, @unchecked Sendable {
             channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
         }
         outbox?.close()
-        // Its slot is free at once, not when the socket finally closes.
-        if code == .tooSlow || code == .shuttingDown { core.remove(self) }
+        // Its slot is free at once, whatever the reason, not when the socket finally closes.
+        core.remove(self)
         endAllStreams()
     }
 

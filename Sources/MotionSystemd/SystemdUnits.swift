@@ -235,6 +235,11 @@ public enum SystemdUnits {
                 ProtectSystem=strict
                 # StateDirectory= already makes its folder writable under ProtectSystem=strict; listed for clarity.
                 ReadWritePaths=\(systemStateDirectory)
+                # /sys and /proc/sys read-only, except the device tree: the daemon writes IIO attributes
+                # (sampling_frequency, buffer/enable, buffer/length, scan_elements/*_en, trigger/current_trigger),
+                # which /sys/bus/iio/devices/iio:deviceN links into /sys/devices. Devices bound later appear there too.
+                ProtectKernelTunables=yes
+                ReadWritePaths=-/sys/devices
                 ProtectHome=yes
                 PrivateTmp=yes
                 ProtectKernelModules=yes
@@ -245,8 +250,13 @@ public enum SystemdUnits {
                 RestrictSUIDSGID=yes
                 RestrictRealtime=yes
                 RestrictNamespaces=yes
-                # Clients (Unix socket) and the network receivers (phones): nothing else (no netlink, no packet).
-                RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6
+                # Clients come over the Unix socket that systemd passes; the journal and sd_notify are Unix sockets
+                # too. No network: its own empty network namespace, no IP sockets at all. A system daemon that
+                # owns a phone (COREMOTION_DEVICE=sensorlogger:…, phyphox:…, sensorserver:…) needs a drop-in that
+                # gives the network back (docs/service-lifecycle.md, "A phone as the system's device").
+                RestrictAddressFamilies=AF_UNIX
+                PrivateNetwork=yes
+                IPAddressDeny=any
                 MemoryDenyWriteExecute=yes
                 LockPersonality=yes
                 KeyringMode=private
@@ -261,10 +271,7 @@ public enum SystemdUnits {
                 # if the IIO core loads later, the daemon still captures by polling sysfs until it restarts.
                 DevicePolicy=closed
                 DeviceAllow=char-iio rw
-                # ProtectKernelTunables= stays off: it would make /sys read-only, and the daemon writes IIO
-                # attributes under /sys/bus/iio/devices (sampling_frequency, buffer/enable, buffer/length,
-                # scan_elements/*_en, trigger/current_trigger). ProtectSystem=strict leaves /sys alone.
-                # PrivateDevices= stays off too: its private /dev has no /dev/iio:deviceN.
+                # PrivateDevices= stays off: its private /dev has no /dev/iio:deviceN.
 
                 [Install]
                 # Runs from boot so that pedometer and activity history is recorded with no app connected;

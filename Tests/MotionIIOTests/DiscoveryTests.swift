@@ -108,6 +108,32 @@ struct DiscoveryTests {
         #expect(device.deviceInfo[0].buffer == nil)
     }
 
+    @Test("an IMU's gyroscope follows the udev matrix when the driver shows the identity (no firmware matrix), not otherwise")
+    func udevMatrixForTheWholeChip() throws {
+        // Linux 6.1's bmi160 on a board without a firmware "mount-matrix" prints "mounting matrix not found:
+        // using identity" and shows the identity in in_mount_matrix (tools/vm/guest-checks.sh): a hwdb matrix
+        // then describes the chip, so the gyroscope must turn with the accelerometer.
+        let t = try TemporaryTree()
+        try t.tree.add(.bmi160(interrupt: false), index: 0)
+        try t.tree.set("iio:device0", "dev", "250:0")
+        try t.tree.setUdevMountMatrix("0, -1, 0; 1, 0, 0; 0, 0, 1", deviceNumber: "250:0")
+        let d = try t.discover()
+        let rotated = Matrix3(0, -1, 0, 1, 0, 0, 0, 0, 1)
+        #expect(d.sensorInfo[.accelerometer]?.mountMatrix == rotated)
+        #expect(d.sensorInfo[.gyroscope]?.mountMatrix == rotated)
+        #expect(d.sensorInfo[.gyroscope]?.mountMatrixSource == .udevHwdb)
+
+        // A driver with a real (non-identity) matrix keeps it for the gyroscope; udev still wins for the accelerometer.
+        let t2 = try TemporaryTree()
+        try t2.tree.add(.bmi160(mountMatrix: "-1, 0, 0; 0, -1, 0; 0, 0, 1", interrupt: false), index: 0)
+        try t2.tree.set("iio:device0", "dev", "250:1")
+        try t2.tree.setUdevMountMatrix("0, -1, 0; 1, 0, 0; 0, 0, 1", deviceNumber: "250:1")
+        let d2 = try t2.discover()
+        #expect(d2.sensorInfo[.accelerometer]?.mountMatrix == rotated)
+        #expect(d2.sensorInfo[.gyroscope]?.mountMatrix == Matrix3(-1, 0, 0, 0, -1, 0, 0, 0, 1))
+        #expect(d2.sensorInfo[.gyroscope]?.mountMatrixSource == .sysfs)
+    }
+
     @Test("udev ACCEL_MOUNT_MATRIX (systemd hwdb) overrides the kernel's matrix for the accelerometer")
     func udevOverride() throws {
         let t = try TemporaryTree()

@@ -56,14 +56,14 @@ import Testing
         #expect(service["Service", "TimeoutStopSec"] == ["10"])
         #expect(service["Service", "KillSignal"] == ["SIGTERM"])
         #expect(service["Service", "StateDirectory"] == ["coremotion"])
-        #expect(service["Service", "ReadWritePaths"] == ["/var/lib/coremotion"])
+        #expect(service["Service", "ReadWritePaths"] == ["/var/lib/coremotion", "-/sys/devices"])
         #expect(service["Service", "DeviceAllow"] == ["char-iio rw"])
         for key in ["NoNewPrivileges", "ProtectHome", "PrivateTmp"] {
             #expect(service["Service", key] == ["yes"], "\(key)")
         }
         #expect(service["Service", "ProtectSystem"] == ["strict"])
-        // The daemon writes IIO sysfs attributes: /sys must stay writable.
-        #expect(service["Service", "ProtectKernelTunables"] == nil)
+        // /sys read-only but for the device tree, where the daemon writes IIO attributes.
+        #expect(service["Service", "ProtectKernelTunables"] == ["yes"])
         #expect(service["Service", "PrivateDevices"] == nil)
         // The socket unit owns /run/coremotion; a RuntimeDirectory= would delete it when the service stops.
         #expect(service["Service", "RuntimeDirectory"] == nil)
@@ -73,7 +73,10 @@ import Testing
         #expect(service["Service", "Group"] == ["coremotion"])
         #expect(service["Service", "CapabilityBoundingSet"] == ["CAP_SYS_PTRACE"])
         #expect(service["Service", "AmbientCapabilities"] == ["CAP_SYS_PTRACE"])
-        #expect(service["Service", "RestrictAddressFamilies"] == ["AF_UNIX AF_INET AF_INET6"])
+        // No network for the system daemon (a phone device needs a drop-in: docs/service-lifecycle.md).
+        #expect(service["Service", "RestrictAddressFamilies"] == ["AF_UNIX"])
+        #expect(service["Service", "PrivateNetwork"] == ["yes"])
+        #expect(service["Service", "IPAddressDeny"] == ["any"])
         #expect(service["Service", "SystemCallFilter"]?.first == "@system-service")
         for key in ["RestrictNamespaces", "MemoryDenyWriteExecute", "RestrictSUIDSGID", "LockPersonality"] {
             #expect(service["Service", key] == ["yes"], "\(key)")

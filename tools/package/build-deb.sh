@@ -2,10 +2,18 @@
 # Builds the Debian package of swift-core-motion: OUT_DIR/coremotion_VERSION_ARCH.deb.
 #
 #   tools/package/build-deb.sh OUT_DIR
+#   tools/package/build-deb.sh --binaries DIR OUT_DIR     a test package of binaries already built
 #
 # The release build (static Swift runtime) goes to .build-release, so that the debug build in .build stays
 # as it is; the version is the one the built tool prints (`coremotion --version`, CoreMotionVersion in
 # Sources/MotionSamples). What goes where and what the maintainer scripts do: tools/package/README.md.
+#
+# --binaries DIR packages coremotion, coremotiond and their resource bundles from DIR as they are (CI: the
+# debug build, in seconds instead of a 12-15 minute release build) as version VERSION~test, which sorts
+# before the release. Such binaries load the Swift runtime from the toolchain they were built with (their
+# RUNPATH, e.g. /opt/swift/usr/lib/swift/linux), which no Debian package provides: the package installs only
+# where that toolchain is (the systemd VM shares the host's /opt/swift). Everything else (paths, units,
+# users, udev rule, maintainer scripts) is the release package's, which is what the test proves.
 #
 # Environment:
 #   COREMOTION_MAINTAINER   Maintainer: field, "Name <mail>" (default: git config user.name and user.email)
@@ -15,8 +23,14 @@ set -euo pipefail
 umask 022
 export LC_ALL=C
 
+prebuilt=
+if [ "${1:-}" = --binaries ]; then
+    [ $# -ge 2 ] && [ -d "$2" ] || { echo "build-deb: --binaries needs a folder holding coremotion and coremotiond" >&2; exit 64; }
+    prebuilt=$(cd "$2" && pwd)
+    shift 2
+fi
 if [ $# -ne 1 ] || [ -z "$1" ] || [ "${1#-}" != "$1" ]; then
-    echo "usage: $0 OUT_DIR" >&2
+    echo "usage: $0 [--binaries DIR] OUT_DIR" >&2
     exit 64
 fi
 
@@ -35,7 +49,9 @@ scratch=.build-release
 build=(swift build -c release --static-swift-stdlib --scratch-path "$scratch" -Xlinker -z -Xlinker now)
 
 # 1. The release build, niced: the machine is shared.
-if [ "${COREMOTION_SKIP_BUILD:-0}" != 1 ]; then
+if [ -n "$prebuilt" ]; then
+    :
+elif [ "${COREMOTION_SKIP_BUILD:-0}" != 1 ]; then
     started=$(date +%s)
     # `--product` takes one product per invocation; the second reuses the first's modules.
     for product in coremotion coremotiond; do
@@ -44,7 +60,7 @@ if [ "${COREMOTION_SKIP_BUILD:-0}" != 1 ]; then
     done
     echo "build-deb: release build took $(( $(date +%s) - started )) s" >&2
 fi
-bin=$("${build[@]}" --show-bin-path)
+if [ -n "$prebuilt" ]; then bin=$prebuilt; else bin=$("${build[@]}" --show-bin-path); fi
 for product in coremotion coremotiond; do
     [ -x "$bin/$product" ] || { echo "build-deb: $bin/$product is missing: build first" >&2; exit 66; }
 done
@@ -60,6 +76,9 @@ if [ "$version" != "$daemon_version" ]; then
     echo "build-deb: coremotion is $version but coremotiond is $daemon_version" >&2
     exit 65
 fi
+# A test package sorts before the release of the same number (0.3.0~test < 0.3.0).
+package_version=$version
+[ -n "$prebuilt" ] && package_version="$version~test"
 arch=$(dpkg --print-architecture)
 # The maintainer: COREMOTION_MAINTAINER, else the Git identity of this tree, else a placeholder.
 maintainer=${COREMOTION_MAINTAINER:-}
@@ -72,8 +91,8 @@ if [ -z "$maintainer" ]; then
         maintainer="swift-core-motion maintainers <coremotion@invalid.example>"
     fi
 fi
-deb="$out/coremotion_${version}_${arch}.deb"
-echo "build-deb: coremotion $version for $arch" >&2
+deb="$out/coremotion_${package_version}_${arch}.deb"
+echo "build-deb: coremotion $package_version for $arch${prebuilt:+ (test package of $prebuilt)}" >&2
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/coremotion-deb.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
@@ -158,7 +177,7 @@ install -m 0644 tools/package/README.md "$doc/README.package.md"
 [ -f CHANGELOG.md ] && gzip -9n < CHANGELOG.md > "$doc/NEWS.md.gz" && chmod 0644 "$doc/NEWS.md.gz"
 date_rfc=$(date -R -u -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")
 {
-    printf 'coremotion (%s) unstable; urgency=medium\n\n' "$version"
+    printf 'coremotion (%s) unstable; urgency=medium\n\n' "$package_version"
     printf '  * Release %s of swift-core-motion: see NEWS.md.gz.\n\n' "$version"
     printf ' -- %s  %s\n' "$maintainer" "$date_rfc"
 } | gzip -9n > "$doc/changelog.gz"
@@ -232,14 +251,17 @@ chmod 0644 "$pkg/usr/share/lintian/overrides/coremotion"
 shlibs_dir="$stage/shlibs"
 mkdir -p "$shlibs_dir/debian"
 : > "$shlibs_dir/debian/control"
-depends=$(cd "$shlibs_dir" && dpkg-shlibdeps -O "$libdir/coremotion" "$libdir/coremotiond" 2>/dev/null \
+# A test package's Swift runtime belongs to no package: dpkg-shlibdeps skips it (--ignore-missing-info).
+shlibdeps_flags=()
+[ -n "$prebuilt" ] && shlibdeps_flags=(--ignore-missing-info)
+depends=$(cd "$shlibs_dir" && dpkg-shlibdeps ${shlibdeps_flags[@]+"${shlibdeps_flags[@]}"} -O "$libdir/coremotion" "$libdir/coremotiond" 2>/dev/null \
     | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 70; }
 installed_size=$(du -sk --apparent-size --exclude=DEBIAN "$pkg" | cut -f1)
 
 cat > "$pkg/DEBIAN/control" <<EOF
 Package: coremotion
-Version: $version
+Version: $package_version
 Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $installed_size
@@ -248,7 +270,7 @@ Recommends: systemd
 Suggests: systemd-sysv
 Section: utils
 Priority: optional
-Description: Core Motion for Linux: motion sensors, fusion, pedometer, activity
+Description: Core Motion for Linux: motion sensors, fusion, pedometer, activity${prebuilt:+ (test build)}
  Apple's Core Motion rebuilt for Linux: the coremotiond system service owns
  the machine's motion sensors (Linux IIO), runs sensor fusion, the pedometer
  and activity classification once for every process, and keeps their history
@@ -266,6 +288,9 @@ install -m 0755 "$here/maintainer/postinst" "$here/maintainer/prerm" "$here/main
 chmod 0644 "$pkg/DEBIAN/control" "$pkg/DEBIAN/md5sums"
 
 # 8. The archive (files owned by root whoever builds it).
-dpkg-deb --root-owner-group -Zxz --build "$pkg" "$deb" >&2
+# A test package is compressed fast (it never leaves the machine).
+compression=(-Zxz)
+[ -n "$prebuilt" ] && compression=(-Zgzip -z1)
+dpkg-deb --root-owner-group "${compression[@]}" --build "$pkg" "$deb" >&2
 echo "build-deb: $deb ($(du -k "$deb" | cut -f1) KiB, installed $installed_size KiB)" >&2
 echo "$deb"

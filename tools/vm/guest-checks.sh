@@ -461,6 +461,103 @@ else
     fail device-removed "no bmi160"
 fi
 
+# ------------------------------------------------------------------ unchanged iOS-style clients
+# The shared compatibility clients (../shared/compat, raw sensors through CMMotionManager) and this
+# project's known-values client (compat/Sources/ProjectClients/KnownValues.swift: the first reading of each
+# sensor through CMMotionManager and CMAltimeter, compared with KNOWN_VALUES within 1e-6) run unchanged on the
+# real drivers: in process (COREMOTION_DEVICE=iio), then through a coremotiond that owns the sensors
+# (COREMOTION_DEVICE=service:SOCKET). The expected values are the ones the checks above computed.
+# client_run NAME DEVICE: the client's last line (PASS/FAIL …); CompatClients or ProjectClients by name.
+client_run() {
+    local b="$CMVM_CLIENTS/CompatClients"
+    [ "$1" = known-values ] && b="$CMVM_CLIENTS/ProjectClients"
+    (cd "$CMVM_PROJECT" && COREMOTION_DEVICE=$2 KNOWN_VALUES="$known" timeout 120 "$b" "$1" 2>&1 | tail -n 1)
+}
+# client_suite CHECK DEVICE: every client on DEVICE; one PASS/FAIL line for the whole suite.
+client_suite() {
+    local check=$1 device=$2 c out ok=0 bad=0 lines=
+    for c in $clients; do
+        out=$(client_run "$c" "$device")
+        case "$out" in PASS*) ok=$((ok + 1)) ;; *) bad=$((bad + 1)) ;; esac
+        info "  $check: ${out:-FAIL $c: no output (crash or timeout)}"
+        lines="$lines${out%%:*}; "
+    done
+    if [ "$bad" = 0 ] && [ "$ok" -gt 0 ]; then pass "$check" "$ok clients passed on $device: $lines"; else fail "$check" "$bad of $((ok + bad)) clients failed on $device: $lines"; fi
+}
+if [ -n "${CMVM_CLIENTS:-}" ] && [ -x "$CMVM_CLIENTS/CompatClients" ] && [ -x "$CMVM_CLIENTS/ProjectClients" ] && [ -n "$bmi" ]; then
+    ka=; kg=
+    for i in 0 1 2; do
+        ka="$ka${ka:+,}$(awk -v r="${ACC[$i]}" -v s="$sa" 'BEGIN { printf "%.9f", -(r * s) / 9.80665 }')"
+        kg="$kg${kg:+,}$(awk -v r="${GYR[$i]}" -v s="$sg" 'BEGIN { printf "%.9f", r * s }')"
+    done
+    known="acc=$ka gyro=$kg"
+    [ -n "$magn" ] && known="$known mag=$(awk -v x="$CX" -v y="$CY" -v z="$CZ" 'BEGIN { printf "%.9f,%.9f,%.9f", x * 0.0625, y * 0.0625, z * 0.0625 }')"
+    [ -n "${EXP_KPA:-}" ] && known="$known kpa=$EXP_KPA"
+    info "known values (g, rad/s, µT, kPa): $known"
+    clients="known-values pull-accelerometer push-accelerometer main-queue-accelerometer interval-clamp push-gyro-magnetometer"
+    client_suite clients-in-process iio
+
+    # The same clients through coremotiond (the debug build, a socket in the VM's /tmp, no policy file:
+    # root's clients are admitted).
+    "$CMVM_BIN/coremotiond" --socket "$w/d.sock" --device iio --history "$w/d.sqlite" --permissions "$w/d-perm.json" \
+        --policy "$w/no-policy.json" --log-level info > "$w/daemon.log" 2>&1 &
+    dpid=$!
+    for _ in $(seq 1 300); do "$cm" service status --socket "$w/d.sock" > /dev/null 2>&1 && break; sleep 0.2; done
+    client_suite clients-through-daemon "service:$w/d.sock"
+
+    # --- sensor-appears-later: the daemon is running; the bmi160 goes away and a NEW chip appears
+    # (an inv_mpu6050-less board gaining an IMU: delete_device, then new_device). Clients that start
+    # afterwards get its values through the same daemon, without a restart.
+    delete_device 0x68
+    sleep 3
+    gone=$("$cm" service status --socket "$w/d.sock" 2>&1 | grep -ci '^accelerometer.*unavailable\|lost')
+    bmi160_registers
+    new_device bmi160 0x68
+    bmi=$(iio_dev bmi160)
+    t0=$(now); out=
+    for _ in 1 2 3; do
+        out=$(clients=known-values; known="acc=$ka gyro=$kg"; client_run known-values "service:$w/d.sock")
+        case "$out" in PASS*) break ;; esac
+        sleep 2
+    done
+    dl=$(grep -iE 'lost|return|appear|bmi160' "$w/daemon.log" | sed 's/.*\] //' | tail -n 3 | tr '\n' ';')
+    if [ -n "$bmi" ] && [[ $out == PASS* ]] && kill -0 "$dpid" 2>/dev/null; then
+        pass sensor-re-added-to-daemon "${bmi##*/} re-added while coremotiond ran; a new client through it: $out ($(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}') s); daemon log: $dl"
+    else
+        fail sensor-re-added-to-daemon "${bmi:-no device} after new_device; client: ${out:-none}; daemon alive: $(kill -0 "$dpid" 2>/dev/null && echo yes || echo no); log: $dl"
+    fi
+    kill -TERM "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null
+
+    # --- sensor-appears-after-start: coremotiond started on a board with NO accelerometer or gyroscope
+    # (only the magnetometer and barometer); then the bmi160 is bound. Clients get it without a restart.
+    delete_device 0x68
+    "$CMVM_BIN/coremotiond" --socket "$w/e.sock" --device iio --history "$w/e.sqlite" --permissions "$w/e-perm.json" \
+        --policy "$w/no-policy.json" --log-level info > "$w/daemon2.log" 2>&1 &
+    dpid=$!
+    for _ in $(seq 1 300); do "$cm" service status --socket "$w/e.sock" > /dev/null 2>&1 && break; sleep 0.2; done
+    before=$("$cm" service status --socket "$w/e.sock" 2>&1 | grep -i '^accelerometer' | head -n 1 | tr -s ' ')
+    bmi160_registers
+    new_device bmi160 0x68
+    bmi=$(iio_dev bmi160)
+    t0=$(now); out=
+    for _ in 1 2 3; do
+        out=$(known="acc=$ka gyro=$kg"; client_run known-values "service:$w/e.sock")
+        case "$out" in PASS*) break ;; esac
+        sleep 2
+    done
+    dl=$(grep -iE 'return|appear|bmi160|accelerometer' "$w/daemon2.log" | sed 's/.*\] //' | tail -n 3 | tr '\n' ';')
+    if [ -n "$bmi" ] && [[ $out == PASS* ]]; then
+        pass sensor-appears-after-start "daemon started without an IMU (status: '${before:-no accelerometer line}'); ${bmi##*/} bound later; a client: $out ($(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}') s); daemon log: $dl"
+    else
+        fail sensor-appears-after-start "before: '${before:-no accelerometer line}'; after new_device: ${bmi:-no device}; client: ${out:-none}; log: $dl"
+    fi
+    kill -TERM "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null
+elif [ -z "${CMVM_CLIENTS:-}" ]; then
+    skip clients-in-process "no client binaries (run.sh --clients DIR: the folder holding CompatClients and ProjectClients)"
+else
+    fail clients-in-process "no CompatClients/ProjectClients in '$CMVM_CLIENTS' or no bmi160"
+fi
+
 info "driver messages: $(dmesg | grep -iE 'bmi160|bmc150|bmp280|i2c-stub|i2c_stub' | sed 's/^\[[ 0-9.]*\] //' | sort -u | head -n 8 | tr '\n' ';')"
 info "guest checks took $(awk -v a="$t_start" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}') s; $skipped skipped"
 echo "$passed passed, $failed failed"

@@ -6,10 +6,13 @@
 # "chip whose registers are memory") so that the real IIO drivers (bmi160, bmc150_magn, bmp280) probe,
 # and runs this project's already-built `coremotion` against them (tools/vm/guest-checks.sh).
 #
-# usage: tools/vm/run.sh [--build-dir DIR] [--timeout SECONDS] [--smp N] [--strict]
+# usage: tools/vm/run.sh [--build-dir DIR] [--clients DIR] [--timeout SECONDS] [--smp N] [--strict]
 #   --build-dir DIR   where `coremotion` was built (default .build/debug, relative to the project)
 #   --timeout S       hard limit on the whole VM run (default 300)
 #   --smp N           virtual CPUs (default 1: the host is shared; TCG runs one host thread per vCPU)
+#   --clients DIR     where the compatibility clients were built (CompatClients from ../shared/compat,
+#                     ProjectClients from compat/): they run on the real drivers, in process and through
+#                     coremotiond (CI: the shared client build folder); without it those checks SKIP
 #   --strict          known issues count as FAIL instead of SKIP (also COREMOTION_VM_STRICT=1)
 # environment:
 #   COREMOTION_VM_CACHE   cache folder (default ~/.cache/coremotion-vm): the extracted kernel, logs
@@ -26,13 +29,15 @@ build_dir=.build/debug
 vm_timeout=300
 smp=1
 strict=${COREMOTION_VM_STRICT:-0}
+clients_dir=
 while [ $# -gt 0 ]; do
     case "$1" in
         --build-dir) build_dir=$2; shift 2 ;;
         --timeout) vm_timeout=$2; shift 2 ;;
         --smp) smp=$2; shift 2 ;;
         --strict) strict=1; shift ;;
-        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --clients) clients_dir=$(cd "$2" 2>/dev/null && pwd) || { echo "run.sh: no folder $2" >&2; exit 2; }; shift 2 ;;
+        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -105,9 +110,11 @@ for _ in $(seq 1 60); do
 done
 [ -x "$build_dir/coremotion" ] || die "no $build_dir/coremotion (build first: swift build)"
 # A project under /tmp (a CI clone there): its top folder under /tmp is bound into the VM's own /tmp.
+# The same for a build folder or the clients' folder there. A comma-separated list of top folders.
 tmp_keep=
-case "$project/" in /tmp/?*/*) tmp_keep=${project#/tmp/}; tmp_keep=${tmp_keep%%/*} ;; esac
-case "$build_dir/" in /tmp/?*/*) [ -n "$tmp_keep" ] || { tmp_keep=${build_dir#/tmp/}; tmp_keep=${tmp_keep%%/*}; } ;; esac
+for d in "$project" "$build_dir" "$clients_dir"; do
+    case "$d/" in /tmp/?*/*) t=${d#/tmp/}; t=${t%%/*}; case ",$tmp_keep," in *",$t,"*) ;; *) tmp_keep="$tmp_keep${tmp_keep:+,}$t" ;; esac ;; esac
+done
 run_dir="$cache/run"            # read by the VM through 9p (not under /tmp: the VM mounts a tmpfs there)
 rm -rf "$run_dir"; mkdir -p "$run_dir"
 ird="$run_dir/initramfs"
@@ -135,7 +142,7 @@ if mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose host
     # The VM's own /tmp; a project that lives under the host's /tmp (a CI clone) stays visible in it.
     [ -n "$keep" ] && mkdir -p /oldtmp && mount -o bind /host/tmp /oldtmp
     mount -t tmpfs tmpfs /host/tmp
-    [ -n "$keep" ] && mkdir -p "/host/tmp/$keep" && mount -o bind "/oldtmp/$keep" "/host/tmp/$keep"
+    for k in $(echo "$keep" | tr ',' ' '); do mkdir -p "/host/tmp/$k" && mount -o bind "/oldtmp/$k" "/host/tmp/$k"; done
     mount -t tmpfs tmpfs /host/run
     mount -t tracefs tracefs /host/sys/kernel/tracing 2>/dev/null
     echo "INFO vm: user space up after $(cut -d' ' -f1 /proc/uptime) s"
@@ -156,6 +163,7 @@ CMVM_BIN='$build_dir'
 CMVM_KDIR='$kdir'
 CMVM_KVER='$kver'
 CMVM_STRICT='$strict'
+CMVM_CLIENTS='$clients_dir'
 ENV
 (cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) > "$run_dir/initramfs.cpio.gz" || die "cpio failed"
 phase initramfs

@@ -16,7 +16,10 @@ for a in $(cat /proc/cmdline); do
     case "$a" in cmvm.bin=*) bin=${a#cmvm.bin=} ;; cmvm.watchdog=*) watchdog=${a#cmvm.watchdog=} ;; cmvm.deb=*) deb=${a#cmvm.deb=} ;; cmvm.stop=*) stop_after=${a#cmvm.stop=} ;; esac
 done
 B=/project/$bin
-cm=/usr/local/bin/coremotion
+# The tool as installed: /usr/bin from the package (cmvm.deb), /usr/local/bin from `service install`.
+if [ -n "$deb" ] && [ "$stage" = checks ]; then cm=/usr/bin/coremotion; else cm=$(command -v coremotion || echo /usr/local/bin/coremotion); fi
+units=/etc/systemd/system; user_units=/home/alice/.config/systemd/user
+[ -n "$deb" ] && [ "$stage" = checks ] && { units=/usr/lib/systemd/system; user_units=/usr/lib/systemd/user; }
 w=/tmp/cmvm; mkdir -p "$w"; chmod 755 "$w"
 passed=0; failed=0; skipped=0
 t_mark=$(cut -d' ' -f1 /proc/uptime)
@@ -121,9 +124,16 @@ fi
 t_install=$(sub "$(now)" "$t0")
 sed 's/^/INFO   install: /' "$w/install.out" | head -n 20
 missing=
-for f in /etc/systemd/system/coremotiond.socket /etc/systemd/system/coremotiond.service /etc/sysusers.d/coremotion.conf; do
-    [ -f "$f" ] || [ -n "$debfile" ] || missing="$missing $f"
-done
+if [ -n "$debfile" ]; then
+    expected="/usr/lib/coremotion/coremotion /usr/lib/coremotion/coremotiond /usr/bin/coremotion /usr/bin/coremotiond
+        $units/coremotiond.socket $units/coremotiond.service $user_units/coremotiond.socket $user_units/coremotiond.service
+        /usr/lib/sysusers.d/coremotion.conf /usr/lib/tmpfiles.d/coremotion.conf /usr/lib/udev/rules.d/60-coremotion-iio.rules
+        /usr/share/man/man1/coremotion.1.gz /usr/share/doc/coremotion/copyright"
+else
+    expected="$units/coremotiond.socket $units/coremotiond.service /etc/sysusers.d/coremotion.conf"
+fi
+for f in $expected; do [ -e "$f" ] || missing="$missing $f"; done
+[ -n "$debfile" ] && how="$how ($(dpkg-query -W -f='${Package} ${Version}, ${Installed-Size} KiB' coremotion 2>&1); $(dpkg -L coremotion 2>/dev/null | wc -l) paths)"
 acct="user $(getent passwd coremotion | cut -d: -f1,3,6 | tr ':' ' '), groups $(getent group coremotion coremotion-history | cut -d: -f1,3 | tr '\n' ' ')"
 wait_for 60 sh -c 'case $(systemctl show -p ActiveState --value coremotiond.service) in active|failed) exit 0 ;; esac; [ "$(systemctl show -p NRestarts --value coremotiond.service)" -ge 1 ]'
 state_after=$(svc ActiveState)
@@ -151,7 +161,8 @@ info "daemon status text: '$(svc StatusText)'"
 
 # --- iio-udev-rule: the project's rule gives the coremotion group the device node and the attributes.
 t0=$(now)
-cp /project/systemd/udev/60-coremotion-iio.rules /etc/udev/rules.d/
+# The package brings the rule (/usr/lib/udev/rules.d); the build-tree install copies the project's.
+[ -n "$debfile" ] || cp /project/systemd/udev/60-coremotion-iio.rules /etc/udev/rules.d/
 udevadm control --reload && udevadm trigger --subsystem-match=iio --action=add && udevadm settle -t 20
 if [ -n "$iio" ]; then
     node=/dev/${iio##*/}
@@ -168,9 +179,9 @@ else
 fi
 
 # --- unit-clean: systemd-analyze verify prints nothing; the security score.
-v=$(systemd-analyze verify /etc/systemd/system/coremotiond.service /etc/systemd/system/coremotiond.socket 2>&1)
+v=$(systemd-analyze verify "$units/coremotiond.service" "$units/coremotiond.socket" 2>&1)
 sec=$(systemd-analyze security coremotiond.service 2>&1 | grep -i 'overall exposure' | sed 's/.*: *//')
-secoff=$(systemd-analyze security --offline=yes /etc/systemd/system/coremotiond.service 2>&1 | grep -i 'overall exposure' | sed 's/.*: *//')
+secoff=$(systemd-analyze security --offline=yes "$units/coremotiond.service" 2>&1 | grep -i 'overall exposure' | sed 's/.*: *//')
 if [ -z "$v" ]; then
     pass unit-clean "systemd-analyze verify: no output; security: ${sec:-?} (online), ${secoff:-?} (--offline=yes)"
 else
@@ -231,6 +242,31 @@ if [ -n "$iio" ]; then
         tail -n 4 "$w/demo.out" | sed 's/^/INFO   demo: /'
     fi
     journalctl -b --no-pager -u coremotiond.service -p warning 2>/dev/null | grep -v '^--' | tail -n 6 | sed 's/^/INFO   daemon warning: /'
+fi
+
+# --- udev-mount-matrix: a board's mounting from udev (systemd's 60-sensor.hwdb sets ACCEL_MOUNT_MATRIX the
+# same way), on the real driver, which shows the identity ("mounting matrix not found": i2c-stub devices have
+# no firmware node to carry a "mount-matrix" property). Rows give device axes: x' = −y, y' = x, z' = z, so
+# Apple's (−0.25, +0.12, −1.00) g becomes (−0.12, −0.25, −1.00) g and the gyroscope (1.06, −0.53, 0.27) rad/s
+# turns with it to (0.53, 1.06, 0.27): one chip, one frame.
+if [ -n "$iio" ]; then
+    printf 'SUBSYSTEM=="iio", KERNEL=="iio:device*", ATTR{name}=="bmi160", ENV{ACCEL_MOUNT_MATRIX}="0, -1, 0; 1, 0, 0; 0, 0, 1"\n' \
+        > /etc/udev/rules.d/61-cmvm-mount-matrix.rules
+    udevadm control --reload && udevadm trigger --subsystem-match=iio --action=change && udevadm settle -t 20
+    dbline=$(grep -h ACCEL_MOUNT_MATRIX /run/udev/data/c"$(cat "$iio/dev" 2>/dev/null)" 2>/dev/null)
+    systemctl restart coremotiond.service; wait_for 60 active
+    COREMOTION_DEVICE=service timeout 120 "$cm" demo --device service --duration 4 > "$w/matrix.out" 2>&1; rc=$?
+    last=$(grep 'acc\[g\]' "$w/matrix.out" | tail -n 1); a=$(acc_of "$last")
+    g=$(sed -n 's/.*gyro\[rad\/s\] *\([-+][0-9.]*\) *\([-+][0-9.]*\) *\([-+][0-9.]*\).*/\1 \2 \3/p' <<<"$last")
+    if [ "$rc" -eq 0 ] && [ "$a" = "-0.12 -0.25 -1.00" ] && [ "$g" = "+0.53 +1.06 +0.27" ]; then
+        pass udev-mount-matrix "udev database: '${dbline:-none}'; through the daemon acc [g] $a, gyro [rad/s] $g (without the rule -0.25 +0.12 -1.00 and +1.06 -0.53 +0.27)"
+    else
+        fail udev-mount-matrix "udev database: '${dbline:-none}'; demo exit $rc: acc [g] '$a' (expected -0.12 -0.25 -1.00), gyro '$g' (expected +0.53 +1.06 +0.27)"
+        tail -n 3 "$w/matrix.out" | sed 's/^/INFO   demo: /'
+    fi
+    rm -f /etc/udev/rules.d/61-cmvm-mount-matrix.rules
+    udevadm control --reload && udevadm trigger --subsystem-match=iio --action=change && udevadm settle -t 20
+    systemctl restart coremotiond.service; wait_for 60 active
 fi
 
 # --- stop: SIGTERM → exit 0 within TimeoutStopSec=10.
@@ -322,20 +358,77 @@ fi
 t0=$(now)
 loginctl enable-linger alice
 wait_for 60 test -S /run/user/1001/systemd/private; rc_um=$?
-as_alice_user "$cm" service install --user > "$w/user-install.out" 2>&1; rc_ui=$?
+if [ -n "$debfile" ]; then
+    # The package's user units are not enabled: each user opts in (tools/package/README.md).
+    how_user="systemctl --user enable --now coremotiond.socket"
+    as_alice_user systemctl --user enable --now coremotiond.socket > "$w/user-install.out" 2>&1; rc_ui=$?
+else
+    how_user="coremotion service install --user"
+    as_alice_user "$cm" service install --user > "$w/user-install.out" 2>&1; rc_ui=$?
+fi
 sed 's/^/INFO   user install: /' "$w/user-install.out" | head -n 8
 us=$(as_alice_user systemctl --user is-active coremotiond.socket 2>&1)
 as_alice_user timeout 120 "$cm" service status > "$w/user-status.out" 2>&1; rc_us=$?
 usv=$(as_alice_user systemctl --user is-active coremotiond.service 2>&1)
-uv=$(as_alice_user systemd-analyze --user verify /home/alice/.config/systemd/user/coremotiond.service 2>&1 | tr '\n' '|')
+uv=$(as_alice_user systemd-analyze --user verify "$user_units/coremotiond.service" 2>&1 | tr '\n' '|')
 sock=$(stat -c '%A %U' /run/user/1001/coremotion/coremotiond.sock 2>&1)
 first=$(head -n 1 "$w/user-status.out")
 if [ "$rc_um" -eq 0 ] && [ "$rc_ui" -eq 0 ] && [ "$us" = active ] && [ "$rc_us" -eq 0 ] && [ "$usv" = active ] && grep -q 'user instance' <<<"$first"; then
-    pass user-instance "user manager up; install --user exit 0; socket $us ($sock); service $usv; status: $first; verify --user: ${uv:-clean}"
+    pass user-instance "user manager up; $how_user: exit 0; socket $us ($sock); service $usv; status: $first; verify --user: ${uv:-clean}"
 else
-    fail user-instance "user manager $rc_um; install --user exit $rc_ui; socket '$us' ($sock); status exit $rc_us '$first'; service '$usv'; verify --user: ${uv:-clean}"
+    fail user-instance "user manager $rc_um; $how_user: exit $rc_ui; socket '$us' ($sock); status exit $rc_us '$first'; service '$usv'; verify --user: ${uv:-clean}"
     as_alice_user journalctl --user -b --no-pager -u coremotiond.service 2>/dev/null | tail -n 6 | sed 's/^/INFO   user journal: /'
     journalctl -b --no-pager _UID=1001 2>/dev/null | tail -n 6 | sed 's/^/INFO   journal uid 1001: /'
+fi
+
+if [ -n "$debfile" ]; then
+    # --- package-remove: `apt-get remove` stops the socket and the daemon (which flushes the history on
+    # SIGTERM), removes the files, keeps /var/lib/coremotion and the coremotion user.
+    as_alice_user systemctl --user disable --now coremotiond.socket coremotiond.service > /dev/null 2>&1
+    n_before=$(recorded)
+    t0=$(now)
+    DEBIAN_FRONTEND=noninteractive apt-get remove -y -q coremotion > "$w/remove.out" 2>&1; rc=$?
+    t_rm=$(sub "$(now)" "$t0")
+    db=$(history_db)
+    ic=$( [ -n "$db" ] && sqlite3 "file:$db?mode=ro" 'PRAGMA integrity_check;' 2>&1 | head -n 3 | tr '\n' ' ')
+    left=; for f in /usr/bin/coremotion /usr/bin/coremotiond /usr/lib/coremotion $units/coremotiond.service $units/coremotiond.socket /usr/lib/udev/rules.d/60-coremotion-iio.rules; do [ -e "$f" ] && left="$left $f"; done
+    procs=$(pgrep -u coremotion -x coremotiond | tr '\n' ' ')
+    sock=$(systemctl is-active coremotiond.socket 2>&1); st=$(systemctl is-active coremotiond.service 2>&1)
+    dst=$(dpkg-query -W -f='${db:Status-Abbrev}' coremotion 2>&1 | tr -d ' ')
+    fig="apt-get remove: exit $rc in $t_rm s; dpkg status '$dst'; socket $sock, service $st, coremotion processes: ${procs:-none}; files left:${left:- none}; history $db ($n_before samples recorded) integrity_check ${ic:-no database}; user: $(getent passwd coremotion | cut -d: -f1,3)"
+    if [ "$rc" -eq 0 ] && [ "$dst" = rc ] && [ "$sock" != active ] && [ "$st" != active ] && [ -z "$procs" ] && [ -z "$left" ] \
+       && [ "${ic% }" = ok ] && getent passwd coremotion > /dev/null; then
+        pass package-remove "$fig"
+    else
+        fail package-remove "$fig"; tail -n 5 "$w/remove.out" | sed 's/^/INFO   remove: /'
+    fi
+    # --- package-purge: `apt-get purge` also deletes the history and /etc/coremotion; the user stays.
+    t0=$(now)
+    DEBIAN_FRONTEND=noninteractive apt-get purge -y -q coremotion > "$w/purge.out" 2>&1; rc=$?
+    t_pg=$(sub "$(now)" "$t0")
+    dst=$(dpkg-query -W -f='${db:Status-Abbrev}' coremotion 2>/dev/null | tr -d ' ')
+    left=; for f in /var/lib/coremotion /etc/coremotion /etc/systemd/system/sockets.target.wants/coremotiond.socket /etc/systemd/system/multi-user.target.wants/coremotiond.service; do [ -e "$f" ] && left="$left $f"; done
+    fig="apt-get purge: exit $rc in $t_pg s; dpkg status '${dst:-unknown}'; left:${left:- none}; user kept: $(getent passwd coremotion | cut -d: -f1,3)"
+    if [ "$rc" -eq 0 ] && [ -z "$left" ] && { [ -z "$dst" ] || [ "$dst" = un ] || [ "$dst" = pn ]; }; then
+        pass package-purge "$fig"
+    else
+        fail package-purge "$fig"; tail -n 5 "$w/purge.out" | sed 's/^/INFO   purge: /'
+    fi
+    # --- swiftpm-install: the other documented way (docs/service-lifecycle.md), on the machine the package
+    # left; the second boot then starts this installation.
+    t0=$(now)
+    install -m 0755 "$B/coremotion" "$B/coremotiond" /usr/local/bin/ && cp -r "$B"/*.resources /usr/local/bin/ \
+        && /usr/local/bin/coremotion service install > "$w/install2.out" 2>&1; rc=$?
+    cm=/usr/local/bin/coremotion
+    cp /project/systemd/udev/60-coremotion-iio.rules /etc/udev/rules.d/ && udevadm control --reload \
+        && udevadm trigger --subsystem-match=iio --action=add && udevadm settle -t 20
+    wait_for 60 active
+    "$cm" permissions grant coremotion > /dev/null 2>&1
+    "$cm" service record-accelerometer 3600 > /dev/null 2>&1
+    sleep 5
+    n=$(recorded)
+    fig="install + cp *.resources + coremotion service install: exit $rc in $(sub "$(now)" "$t0") s; service $(svc ActiveState) as $(ps -o user= -p "$(svc MainPID)" 2>/dev/null | tr -d ' '); recorded samples ${n:-?}"
+    if [ "$rc" -eq 0 ] && active && [ "${n:-0}" -gt 0 ]; then pass swiftpm-install "$fig"; else fail swiftpm-install "$fig"; tail -n 5 "$w/install2.out" | sed 's/^/INFO   install: /'; journal_tail; fi
 fi
 
 # For the second boot: the history as it stands.

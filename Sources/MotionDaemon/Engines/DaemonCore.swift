@@ -29,6 +29,10 @@ public final class DaemonCore: @unchecked Sendable {
     /// When a refusal of each uid was last logged (one line per uid and minute at most).
     private var refusalLogged: [UInt32: Date] = [:]
     private var lastHistoryProblem: (date: Date, text: String)?
+    /// Set by ``startRecording()``: a sensor that appears or returns later is recorded too.
+    private var recording = false
+    /// Where the recorders are (re)started when a sensor appears (never the device's thread).
+    private let recordingWork = DispatchQueue(label: "coremotiond.recording", qos: .utility)
     /// What every session's own serial queue runs on: requests, teardown (never an event loop or the device's
     /// thread).
     let sessionWork = DispatchQueue(label: "coremotiond.sessions", qos: .utility, attributes: .concurrent)
@@ -79,20 +83,48 @@ public final class DaemonCore: @unchecked Sendable {
 
     /// Starts what records whether or not any app runs: the pedometer and activity engines (7 days of
     /// history) and any accelerometer recording request still in force (3 days).
+    ///
+    /// A sensor that appears after this (a Linux IIO device whose driver loads after the daemon started) or
+    /// returns is recorded from then on: every ``MotionSamples/DeviceEvent/sensorReturned(_:)`` starts the
+    /// recorders again (each is idempotent, and takes only the sensors it does not have yet).
     public func startRecording() {
+        lock.lock()
+        recording = true
+        lock.unlock()
         if service.history == nil {
             logger.error("the history at \(configuration.historyPath) cannot be opened (\(service.historyProblem ?? "?")); live data only")
         }
+        startRecorders()
+        logger.notice("recording on \(service.device.name.logSafe): sensors \(service.device.sensors.keys.map(\.rawValue).sorted().joined(separator: ", "))")
+        if let headphones = service.headphones { logger.notice("headphones: \(headphones.name.logSafe)") }
+    }
+
+    private func startRecorders() {
         service.startPedometerRecording()
         service.startActivityRecording()
         service.resumeAccelerometerRecording()
-        logger.notice("recording on \(service.device.name.logSafe): sensors \(service.device.sensors.keys.map(\.rawValue).sorted().joined(separator: ", "))")
-        if let headphones = service.headphones { logger.notice("headphones: \(headphones.name.logSafe)") }
+    }
+
+    /// A sensor appeared or returned: the recorders take it if they record (off the device's thread).
+    private func sensorArrived(_ sensor: SensorKind) {
+        guard isRecording else { return }
+        recordingWork.async { [weak self] in
+            guard let self, self.isRecording else { return }
+            self.startRecorders()
+            self.logger.notice("\(sensor) available; recording on sensors \(self.service.device.sensors.keys.map(\.rawValue).sorted().joined(separator: ", "))")
+        }
+    }
+
+    private var isRecording: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return recording
     }
 
     /// Disconnects every client, stops the device and writes the history to disk.
     public func shutDown() {
         lock.lock()
+        recording = false
         let all = sessions.values.map(\.session)
         lock.unlock()
         for session in all { session.shutDown(.shuttingDown, "coremotiond is stopping") }
@@ -190,6 +222,7 @@ public final class DaemonCore: @unchecked Sendable {
         switch event {
         case .sensorLost(let sensor, let reason): message = .sensorLost(sensor, reason: reason)
         case .sensorReturned(let sensor):
+            sensorArrived(sensor)
             guard let description = service.sensorDescription(sensor) else { return }
             message = .sensorReturned(description)
         case .endOfData: message = .endOfData

@@ -156,8 +156,10 @@ public struct IIODiscovery: Sendable {
         }
         // Mount matrix: the most specific sysfs attribute, overridden for accelerometers by udev's
         // ACCEL_MOUNT_MATRIX (systemd hwdb: "The default, when unset, is the one defined by the ACPI
-        // found in …/in_mount_matrix"). Other sensors of the same chip take the udev matrix only when
-        // the kernel gives them none.
+        // found in …/in_mount_matrix"). Other sensors of the same chip (an IMU's gyroscope) take the udev
+        // matrix when the kernel gives them none or the identity: a real driver whose firmware node has no
+        // "mount-matrix" still shows the identity ("mounting matrix not found: using identity", bmi160 on
+        // Linux 6.1), and the chip's axes are one frame for all its sensors.
         var matrix = Matrix3.identity
         var source = IIOMountMatrixSource.none
         var matrixPath: String?
@@ -168,7 +170,7 @@ public struct IIODiscovery: Sendable {
             matrixPath = path
             break
         }
-        if let (m, path) = udevMatrix, kind == .accelerometer || source == .none {
+        if let (m, path) = udevMatrix, kind == .accelerometer || source == .none || matrix == .identity {
             matrix = m
             source = .udevHwdb
             matrixPath = path

@@ -40,18 +40,25 @@ public struct IIOFakeDevice: Sendable, Hashable {
     public var attributes: [String: String]
     /// Scan index of the software timestamp (`IIO_CHAN_SOFT_TIMESTAMP`), when buffered.
     public var timestampIndex: Int?
-    /// True when the driver registers a buffer (`buffer/`, `scan_elements/`, `/dev/iio:deviceN`).
+    /// True when the driver registers a buffer (`buffer/`, `buffer0/`, `scan_elements/`, `dev`, `/dev/iio:deviceN`).
     public var hasBuffer: Bool
     /// The device's own trigger name with `%d` for the device number (`"bmi160-dev%d"`), when the
     /// buffer is triggered; `nil` for a hardware-FIFO buffer without trigger.
     public var triggerName: String?
     /// The rate attribute the emulator follows (`sampling_frequency`, `in_accel_sampling_frequency`), if any.
     public var rateAttribute: String?
+    /// True when the board wires the sensor's interrupt line, so that the driver registers its
+    /// data-ready trigger (``triggerName``) as `ROOT/triggerM`. False reproduces a board without an
+    /// IRQ (i2c-stub, many SBC wirings): `bmi160`, `bmc150_magn` and the like then register no trigger
+    /// (their probe allocates one only when `client->irq > 0`), yet keep `buffer/`, `buffer0/`,
+    /// `scan_elements/`, an empty `trigger/current_trigger` and `/dev/iio:deviceN`, as Linux 6.1 showed
+    /// (tools/vm/README.md). A hardware-FIFO layout without trigger (``triggerName`` `nil`) ignores it.
+    public var interrupt: Bool
 
     /// A layout from its parts (the factories below give real drivers' layouts).
     public init(
         name: String, label: String? = nil, channels: [IIOFakeChannel], attributes: [String: String], timestampIndex: Int? = nil,
-        hasBuffer: Bool, triggerName: String? = nil, rateAttribute: String? = nil
+        hasBuffer: Bool, triggerName: String? = nil, rateAttribute: String? = nil, interrupt: Bool = true
     ) {
         self.name = name
         self.label = label
@@ -61,6 +68,14 @@ public struct IIOFakeDevice: Sendable, Hashable {
         self.hasBuffer = hasBuffer
         self.triggerName = triggerName
         self.rateAttribute = rateAttribute
+        self.interrupt = interrupt
+    }
+
+    /// This layout on a board without the sensor's interrupt line (``interrupt`` false: no trigger).
+    public func withoutInterrupt() -> IIOFakeDevice {
+        var copy = self
+        copy.interrupt = false
+        return copy
     }
 
     /// `le:s64/64>>0`, the type of `IIO_CHAN_SOFT_TIMESTAMP` (include/linux/iio/iio.h).
@@ -83,11 +98,13 @@ public struct IIOFakeDevice: Sendable, Hashable {
     /// `in_accel_sampling_frequency_available` "0.78125 1.5625 3.125 6.25 12.5 25 50 100 200 400 800 1600",
     /// `in_anglvel_sampling_frequency_available` "25 50 100 200 400 800 1600 3200", scales from
     /// `bmi160_accel_scale` (±2 g: 598 µm/s² per count) and `bmi160_gyro_scale` (±2000 °/s: 1065 µrad/s),
-    /// printed as `IIO_VAL_INT_PLUS_MICRO`; data-ready trigger `"%s-dev%d"`; mount matrix shared by
-    /// direction (`in_mount_matrix`).
+    /// printed as `IIO_VAL_INT_PLUS_MICRO`; data-ready trigger `"%s-dev%d"` (only with an IRQ:
+    /// `interrupt` false gives the no-IRQ board of the real-kernel check); mount matrix shared by
+    /// direction (`in_mount_matrix`). Checked against Linux 6.1 (tools/vm/guest-checks.sh).
     public static func bmi160(accelRates: String = "0.78125 1.5625 3.125 6.25 12.5 25 50 100 200 400 800 1600",
                               gyroRates: String = "25 50 100 200 400 800 1600 3200",
-                              mountMatrix: String = "1, 0, 0; 0, 1, 0; 0, 0, 1") -> IIOFakeDevice {
+                              mountMatrix: String = "1, 0, 0; 0, 1, 0; 0, 0, 1",
+                              interrupt: Bool = true) -> IIOFakeDevice {
         IIOFakeDevice(
             name: "bmi160",
             channels: axes("anglvel", .gyroscope, indices: [4, 5, 6], scanType: s(16, 16))
@@ -103,7 +120,8 @@ public struct IIOFakeDevice: Sendable, Hashable {
                 "in_anglvel_sampling_frequency_available": gyroRates + "\n",
                 "in_mount_matrix": mountMatrix + "\n",
             ],
-            timestampIndex: 10, hasBuffer: true, triggerName: "bmi160-dev%d", rateAttribute: "in_accel_sampling_frequency")
+            timestampIndex: 10, hasBuffer: true, triggerName: "bmi160-dev%d", rateAttribute: "in_accel_sampling_frequency",
+            interrupt: interrupt)
     }
 
     /// InvenSense MPU-6050 (drivers/iio/imu/inv_mpu6050/inv_mpu_core.c): `INV_MPU6050_CHAN` has
@@ -194,6 +212,7 @@ public struct IIOFakeDevice: Sendable, Hashable {
     /// storage 32 bits with the HID report size as valid bits (`le:s16/32>>0` for 16-bit reports),
     /// soft timestamp 3, trigger `"%s-dev%d"`; no mount matrix (systemd's hwdb supplies
     /// `ACCEL_MOUNT_MATRIX` through udev). Scale 0.0980665 m/s² per count (centi-g reports).
+    /// `deviceNumber` is its `dev` attribute; `nil` leaves the tree's own (``IIOFakeTree/deviceNumber(index:)``).
     public static func hidAccel3D(deviceNumber: String? = "250:0") -> IIOFakeDevice {
         var attributes = [
             "in_accel_scale": "0.098066500\n",
@@ -248,7 +267,10 @@ public struct IIOFakeDevice: Sendable, Hashable {
 
     /// Bosch BMP280 barometer (drivers/iio/pressure/bmp280-core.c): processed channels only,
     /// `in_pressure_input` in kPa printed by `IIO_VAL_FRACTIONAL` (Q24.8 Pa / 256000: "%d.%09u") and
-    /// `in_temp_input` in m°C, oversampling ratios, no sampling frequency and no buffer: polled only.
+    /// `in_temp_input` in m°C, oversampling ratios (16 and 2 by default), no sampling frequency and
+    /// no buffer (so no `dev` either): polled only. Linux 6.1 lists exactly `in_pressure_input
+    /// in_pressure_oversampling_ratio in_temp_input in_temp_oversampling_ratio name` (plus `power`,
+    /// `subsystem`, `uevent`): no `*_oversampling_ratio_available` (tools/vm/README.md).
     public static func bmp280() -> IIOFakeDevice {
         IIOFakeDevice(
             name: "bmp280",
@@ -258,11 +280,36 @@ public struct IIOFakeDevice: Sendable, Hashable {
             ],
             attributes: [
                 "in_pressure_oversampling_ratio": "16\n",
-                "in_pressure_oversampling_ratio_available": "1 2 4 8 16\n",
                 "in_temp_oversampling_ratio": "2\n",
-                "in_temp_oversampling_ratio_available": "1 2 4 8 16\n",
             ],
             hasBuffer: false)
+    }
+
+    /// Bosch BMC150/BMM150 magnetometer (drivers/iio/magnetometer/bmc150_magn.c), as Linux 6.1 lists
+    /// it: `BMC150_MAGN_CHANNEL` has `RAW` and `OVERSAMPLING_RATIO` per axis
+    /// (`in_magn_x_oversampling_ratio`: repetitions, 9 on x and y, 15 on z in the driver's default
+    /// "regular" preset), `SAMP_FREQ` and `SCALE` shared by type (`in_magn_sampling_frequency` 10 Hz,
+    /// `in_magn_scale` "0.000625": 1/16 µT per count in gauss, IIO's magnetometer unit), the device-wide
+    /// `IIO_CONST_ATTR_SAMP_FREQ_AVAIL("2 6 8 10 15 20 25 30")`, mount matrix shared by direction
+    /// (`in_mount_matrix`), scan type `le:s32/32>>0` at indices 0–2 (the compensated value is an
+    /// s32), soft timestamp 3, data-ready trigger `"%s-dev%d"` only with an IRQ (`interrupt`).
+    public static func bmc150Magn(rates: String = "2 6 8 10 15 20 25 30",
+                                  mountMatrix: String = "1, 0, 0; 0, 1, 0; 0, 0, 1",
+                                  interrupt: Bool = true) -> IIOFakeDevice {
+        IIOFakeDevice(
+            name: "bmc150_magn",
+            channels: axes("magn", .magnetometer, indices: [0, 1, 2], scanType: s(32, 32)),
+            attributes: [
+                "in_magn_scale": "0.000625\n",
+                "in_magn_sampling_frequency": "10\n",
+                "sampling_frequency_available": rates + "\n",
+                "in_magn_x_oversampling_ratio": "9\n",
+                "in_magn_y_oversampling_ratio": "9\n",
+                "in_magn_z_oversampling_ratio": "15\n",
+                "in_mount_matrix": mountMatrix + "\n",
+            ],
+            timestampIndex: 3, hasBuffer: true, triggerName: "bmc150_magn-dev%d", rateAttribute: "in_magn_sampling_frequency",
+            interrupt: interrupt)
     }
 
     /// Every catalogued layout by name (for `coremotion iio-emulate --driver`).
@@ -275,5 +322,6 @@ public struct IIOFakeDevice: Sendable, Hashable {
         "lis3mdl": { [lis3mdl()] },
         "lsm303dlhc": { [lsm303dlhcMagn()] },
         "bmp280": { [bmp280()] },
+        "bmc150_magn": { [bmc150Magn()] },
     ]
 }

@@ -33,7 +33,9 @@ public enum DeviceEvent: Sendable, Hashable {
     /// A sensor stopped delivering (unplugged, unbound, read error); it is unavailable until
     /// ``sensorReturned(_:)``.
     case sensorLost(SensorKind, reason: String)
-    /// A sensor that was lost delivers again.
+    /// A sensor that was lost delivers again. Also sent when a sensor first appears after the device
+    /// was made (a phone that starts sending it, an IIO device that appears after the start): the
+    /// sensor is in ``MotionDevice/sensors`` from then on.
     case sensorReturned(SensorKind)
     /// A recording reached its end (without `loop`).
     case endOfData

@@ -52,38 +52,43 @@ final class PedometerRecorder: @unchecked Sendable {
     private var eventClients: [PedometerEventClient] = []
     private var currentTime = -Double.infinity
     private let lock = NSLock()
+    /// Serialises ``start()`` (two callers never subscribe the same sensor twice).
+    private let startLock = NSLock()
 
     init(service: MotionService) {
         self.service = service
     }
 
-    /// Starts counting (idempotent).
+    /// Starts counting (idempotent). Called again while counting, it takes the gyroscope and barometer
+    /// if they became available since (a device that appeared after the start).
     func start() {
         guard let service else { return }
+        startLock.lock()
+        defer { startLock.unlock() }
         lock.lock()
-        let running = !inputs.isEmpty
+        let subscribed = Set(inputs.map(\.sensor))
         lock.unlock()
-        guard !running, service.has(.accelerometer) else { return }
+        guard !subscribed.isEmpty || service.has(.accelerometer) else { return }
         var list: [SensorSubscription] = []
         // Recording for the history: samples may come in batches (MotionService.backgroundLatency).
         let latency = MotionService.backgroundLatency
-        if let a = service.subscribe(
+        if !subscribed.contains(.accelerometer), let a = service.subscribe(
             to: .accelerometer, interval: 1 / Self.accelerometerRate, maximumLatency: latency, receive: { [weak self] s in self?.receive(s) }
         ) {
             list.append(a)
         }
-        if service.has(.gyroscope), let g = service.subscribe(
+        if !subscribed.contains(.gyroscope), service.has(.gyroscope), let g = service.subscribe(
             to: .gyroscope, interval: 1 / Self.gyroscopeRate, maximumLatency: latency, receive: { [weak self] s in self?.receive(s) }
         ) {
             list.append(g)
         }
-        if service.has(.barometer), let b = service.subscribe(
+        if !subscribed.contains(.barometer), service.has(.barometer), let b = service.subscribe(
             to: .barometer, interval: Self.barometerInterval, maximumLatency: latency, receive: { [weak self] s in self?.receive(s) }
         ) {
             list.append(b)
         }
         lock.lock()
-        inputs = list
+        inputs += list
         lock.unlock()
     }
 

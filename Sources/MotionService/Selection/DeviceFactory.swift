@@ -36,16 +36,11 @@ public enum DeviceFactory {
             let name = "replay:\(path) (\(recording.metadata.format)\(recording.metadata.deviceName.map { ", \($0)" } ?? ""))"
             return ScheduledDevice(name: name, source: RecordingSource(recording), clock: clock, speed: speed, loop: loop)
         case .iio(let root):
+            // IIO asked for explicitly: a root without motion sensors yet gives a device with no sensors
+            // that picks them up when their devices appear (a driver loaded after the daemon started).
+            // `auto` above keeps "no sensors, no device".
             do {
-                guard let device = try IIODevice.discover(root: root.map { URL(fileURLWithPath: $0) }) else {
-                    throw DeviceSpecificationError(
-                        value: specification.description,
-                        reason: "no IIO motion sensors under \(root ?? "/sys/bus/iio/devices")"
-                    )
-                }
-                return device
-            } catch let error as DeviceSpecificationError {
-                throw error
+                return try IIODevice.watching(root: root.map { URL(fileURLWithPath: $0) })
             } catch {
                 throw DeviceSpecificationError(value: specification.description, reason: "\(error)")
             }

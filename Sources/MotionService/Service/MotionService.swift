@@ -367,10 +367,16 @@ public final class MotionService: @unchecked Sendable {
 
     /// Calls `observer` with every device event (a sensor lost or back, the end of a recording), after the
     /// service has handled it, on the device's thread.
+    ///
+    /// The device is handed the service's sinks at once (``MotionDevice/run(_:maximumLatency:sink:events:)``
+    /// with the sensors running now, none at first), so that events reach `observer` before any sensor
+    /// runs: a sensor that appears after the start (Linux IIO hot-plug) is announced with
+    /// ``MotionSamples/DeviceEvent/sensorReturned(_:)``.
     public func observeDeviceEvents(_ observer: @escaping @Sendable (DeviceEvent) -> Void) {
         observersLock.lock()
         eventObservers.append(observer)
         observersLock.unlock()
+        reconfigure()
     }
 
     private func handle(_ event: DeviceEvent) {

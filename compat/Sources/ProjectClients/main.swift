@@ -32,6 +32,8 @@ let clients: [String: Client] = [
     "headphone-motion-live": Client(device: "none", headphones: "sensorlogger:127.0.0.1:8000", listed: false) {
         headphoneMotion($0, name: "headphone-motion-live", location: .headphoneLeft, rate: 50)
     },
+    // Run by tools/vm/guest-checks.sh on real kernel drivers, with KNOWN_VALUES from the chips' registers.
+    "known-values": Client(device: "iio", listed: false, run: knownValues),
     "headphone-bud-swap": Client(device: "none", headphones: "sim:bud-out-and-in?speed=2", run: headphoneBudSwap),
     "headphone-reconnect": Client(device: "none", headphones: "sim:bud-out-and-in?speed=2", run: headphoneReconnect),
     "headphone-unavailable": Client(device: "sim:still-face-up", headphones: "none", run: headphoneUnavailable),

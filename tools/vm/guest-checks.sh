@@ -494,8 +494,14 @@ if [ -n "${CMVM_CLIENTS:-}" ] && [ -x "$CMVM_CLIENTS/CompatClients" ] && [ -x "$
     [ -n "$magn" ] && known="$known mag=$(awk -v x="$CX" -v y="$CY" -v z="$CZ" 'BEGIN { printf "%.9f,%.9f,%.9f", x * 0.0625, y * 0.0625, z * 0.0625 }')"
     [ -n "${EXP_KPA:-}" ] && known="$known kpa=$EXP_KPA"
     info "known values (g, rad/s, µT, kPa): $known"
-    clients="known-values pull-accelerometer push-accelerometer main-queue-accelerometer interval-clamp push-gyro-magnetometer"
+    clients="known-values pull-accelerometer push-accelerometer main-queue-accelerometer"
     client_suite clients-in-process iio
+    # Two shared clients assume the bundled recording's hardware and are shown, not judged, here: interval-clamp
+    # expects at most 130 samples/s at the fastest interval ("the recording runs at 100 Hz"; this chip's
+    # accelerometer offers up to 1600 Hz and CMMotionManager clamps to the sensor's fastest period), and
+    # push-gyro-magnetometer expects 50 Hz from the magnetometer (bmc150_magn's fastest is 30 Hz:
+    # sampling_frequency_available "2 6 8 10 15 20 25 30").
+    for c in interval-clamp push-gyro-magnetometer; do info "  on this hardware (not judged): $(client_run "$c" iio)"; done
 
     # The same clients through coremotiond (the debug build, a socket in the VM's /tmp, no policy file:
     # root's clients are admitted).
@@ -537,14 +543,18 @@ if [ -n "${CMVM_CLIENTS:-}" ] && [ -x "$CMVM_CLIENTS/CompatClients" ] && [ -x "$
     for _ in $(seq 1 300); do "$cm" service status --socket "$w/e.sock" > /dev/null 2>&1 && break; sleep 0.2; done
     before=$("$cm" service status --socket "$w/e.sock" 2>&1 | grep -i '^accelerometer' | head -n 1 | tr -s ' ')
     bmi160_registers
+    t0=$(now)
     new_device bmi160 0x68
     bmi=$(iio_dev bmi160)
-    t0=$(now); out=
-    for _ in 1 2 3; do
-        out=$(known="acc=$ka gyro=$kg"; client_run known-values "service:$w/e.sock")
-        case "$out" in PASS*) break ;; esac
-        sleep 2
+    # The daemon looks for new devices every second (IIODevice.appearanceCheckInterval); its status lists the
+    # accelerometer once it is bound.
+    seen=
+    for _ in $(seq 1 60); do
+        "$cm" service status --socket "$w/e.sock" 2>/dev/null | grep -qi '^accelerometer' && { seen=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}'); break; }
+        sleep 0.5
     done
+    info "the daemon listed the accelerometer ${seen:-never} s after new_device (each status call starts a debug process: ~2-3 s under TCG)"
+    out=$(known="acc=$ka gyro=$kg"; client_run known-values "service:$w/e.sock")
     dl=$(grep -iE 'return|appear|bmi160|accelerometer' "$w/daemon2.log" | sed 's/.*\] //' | tail -n 3 | tr '\n' ';')
     if [ -n "$bmi" ] && [[ $out == PASS* ]]; then
         pass sensor-appears-after-start "daemon started without an IMU (status: '${before:-no accelerometer line}'); ${bmi##*/} bound later; a client: $out ($(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}') s); daemon log: $dl"

@@ -230,15 +230,23 @@ fi
 # computes them: accel raw (4096, −2048, 16384) · 0.000598 m/s² → (−0.25, +0.12, −1.00) g).
 info "journal: $(journalctl -b --no-pager -u coremotiond.service 2>/dev/null | grep -c 'Failed to set thread priority') 'Failed to set thread priority for worker thread: … errno=1' lines from libdispatch (setpriority is in @resources, denied by SystemCallFilter=~@resources … with EPERM)"
 if [ -n "$iio" ]; then
+    # The chip set to 25 Hz first: the daemon must write its own rate through the unit's read-only /sys
+    # (ProtectKernelTunables=yes; ReadWritePaths=-/sys/devices keeps the device tree writable).
+    # Stopped first, so that the daemon the demo activates sets its capture up from scratch.
+    systemctl stop coremotiond.service
+    echo 25 > "$iio/in_accel_sampling_frequency" 2>/dev/null
+    rate_before=$(cat "$iio/in_accel_sampling_frequency" 2>&1)
     COREMOTION_DEVICE=service timeout 120 "$cm" demo --device service --duration 6 > "$w/demo.out" 2>&1; rc=$?
+    rate_after=$(cat "$iio/in_accel_sampling_frequency" 2>&1)
+    erofs=$(journalctl -b --no-pager -u coremotiond.service 2>/dev/null | grep -ci 'read-only file system\|EROFS')
     last=$(grep 'acc\[g\]' "$w/demo.out" | tail -n 1); a=$(acc_of "$last")
     n=$(sed -n 's/^\([0-9]*\) accelerometer.*/\1/p' "$w/demo.out" | tail -n 1)
     COREMOTION_DEVICE=service timeout 60 "$cm" service status > "$w/status2.out" 2>&1
     dev=$(grep -i '^device' "$w/status2.out" | head -n 1); acl=$(grep -i '^accelerometer' "$w/status2.out" | head -n 1 | tr -s ' ')
-    if [ "$rc" -eq 0 ] && [ "$a" = "-0.25 +0.12 -1.00" ] && [ "${n:-0}" -gt 0 ]; then
-        pass iio-as-coremotion "demo through the daemon: $n accelerometer samples in 6 s, acc [g] $a; $dev; $acl"
+    if [ "$rc" -eq 0 ] && [ "$a" = "-0.25 +0.12 -1.00" ] && [ "${n:-0}" -gt 0 ] && [ "$rate_after" != "$rate_before" ] && [ "$erofs" = 0 ]; then
+        pass iio-as-coremotion "demo through the daemon: $n accelerometer samples in 6 s, acc [g] $a; the daemon set in_accel_sampling_frequency '$rate_before' → '$rate_after' through the read-only /sys; $dev; $acl"
     else
-        fail iio-as-coremotion "demo exit $rc, ${n:-0} samples, acc [g] '$a' (expected -0.25 +0.12 -1.00); $dev; $acl"
+        fail iio-as-coremotion "demo exit $rc, ${n:-0} samples, acc [g] '$a' (expected -0.25 +0.12 -1.00); in_accel_sampling_frequency '$rate_before' → '$rate_after' (the daemon's write), $erofs EROFS lines; $dev; $acl"
         tail -n 4 "$w/demo.out" | sed 's/^/INFO   demo: /'
     fi
     journalctl -b --no-pager -u coremotiond.service -p warning 2>/dev/null | grep -v '^--' | tail -n 6 | sed 's/^/INFO   daemon warning: /'

@@ -11,9 +11,9 @@ stage=${1:-checks}
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 LC_ALL=C.UTF-8 SYSTEMD_PAGER= SYSTEMD_COLORS=0
 cd /
-bin=.build/debug; watchdog=1; deb=; stop_after=
+bin=.build/debug; watchdog=1; deb=; stop_after=; clients=
 for a in $(cat /proc/cmdline); do
-    case "$a" in cmvm.bin=*) bin=${a#cmvm.bin=} ;; cmvm.watchdog=*) watchdog=${a#cmvm.watchdog=} ;; cmvm.deb=*) deb=${a#cmvm.deb=} ;; cmvm.stop=*) stop_after=${a#cmvm.stop=} ;; esac
+    case "$a" in cmvm.bin=*) bin=${a#cmvm.bin=} ;; cmvm.watchdog=*) watchdog=${a#cmvm.watchdog=} ;; cmvm.deb=*) deb=${a#cmvm.deb=} ;; cmvm.stop=*) stop_after=${a#cmvm.stop=} ;; cmvm.clients=*) clients=${a#cmvm.clients=} ;; esac
 done
 B=/project/$bin
 # The tool as installed: /usr/bin from the package (cmvm.deb), /usr/local/bin from `service install`.
@@ -275,6 +275,25 @@ if [ -n "$iio" ]; then
     rm -f /etc/udev/rules.d/61-cmvm-mount-matrix.rules
     udevadm control --reload && udevadm trigger --subsystem-match=iio --action=change && udevadm settle -t 20
     systemctl restart coremotiond.service; wait_for 60 active
+fi
+
+# --- clients-through-installed-daemon: unchanged iOS-style clients (../shared/compat and compat/, built on the
+# host) against the daemon as installed, as root (a member of nothing: root may connect). known-values must
+# read the bmi160's registers exactly: acc (4096, −2048, 16384) · 0.000598 → (−0.249770, 0.124885, −0.999080) g,
+# gyro (1000, −500, 250) · 0.001065 → (1.065, −0.5325, 0.26625) rad/s.
+if [ -n "$clients" ] && [ -x "/project/$clients/CompatClients" ] && [ -x "/project/$clients/ProjectClients" ] && [ -n "$iio" ]; then
+    t0=$(now); okc=0; badc=0; lines=
+    "$cm" permissions grant CompatClients > /dev/null 2>&1; "$cm" permissions grant ProjectClients > /dev/null 2>&1
+    for c in known-values pull-accelerometer push-accelerometer main-queue-accelerometer; do
+        b=/project/$clients/CompatClients; [ "$c" = known-values ] && b=/project/$clients/ProjectClients
+        out=$(cd /project && COREMOTION_DEVICE=service KNOWN_VALUES="acc=-0.249770,0.124885,-0.999080 gyro=1.065,-0.5325,0.26625" timeout 120 "$b" "$c" 2>&1 | tail -n 1)
+        case "$out" in PASS*) okc=$((okc + 1)) ;; *) badc=$((badc + 1)) ;; esac
+        info "  installed daemon: ${out:-FAIL $c: no output}"
+        lines="$lines${out%%:*}; "
+    done
+    if [ "$badc" = 0 ]; then pass clients-through-installed-daemon "$okc clients through $(readlink -f "$cm" | sed 's|/coremotion$||')'s daemon: $lines($(sub "$(now)" "$t0") s)"; else fail clients-through-installed-daemon "$badc of $((okc + badc)) failed: $lines"; fi
+elif [ -n "$clients" ]; then
+    fail clients-through-installed-daemon "no CompatClients/ProjectClients in /project/$clients"
 fi
 
 # --- stop: SIGTERM → exit 0 within TimeoutStopSec=10.

@@ -10,13 +10,15 @@
 # a real IIO accelerometer and gyroscope. A second boot of the same overlay measures boot → first
 # sample with the service already installed.
 #
-# usage: tools/vm/systemd.sh [--build-dir DIR] [--timeout SECONDS] [--smp N] [--no-watchdog] [--deb DIR]
+# usage: tools/vm/systemd.sh [--build-dir DIR] [--timeout SECONDS] [--smp N] [--no-watchdog] [--deb DIR] [--clients DIR]
 #   --build-dir DIR   where coremotion and coremotiond were built (default .build/debug; must be under
 #                     the project, which the guest sees at /project)
 #   --timeout S       hard limit on each VM boot (default 900 for the checks, 240 for the second boot)
 #   --smp N           virtual CPUs (default 1: the host is shared)
 #   --no-watchdog     skip the 40 s SIGSTOP watchdog test
 #   --deb DIR         install the .deb found in DIR (apt install ./x.deb) instead of service install
+#   --clients DIR     where CompatClients and ProjectClients were built (under the project): they run against
+#                     the installed daemon (check clients-through-installed-daemon)
 # environment:
 #   COREMOTION_VM_CACHE   cache folder (default ~/.cache/coremotion-vm)
 #   COREMOTION_VM_KERNEL  kernel package to use (default: the one linux-image-amd64 depends on, -unsigned)
@@ -41,6 +43,7 @@ while [ $# -gt 0 ]; do
         --smp) smp=$2; shift 2 ;;
         --no-watchdog) watchdog=0; shift ;;
         --deb) deb_dir=$2; shift 2 ;;
+        --clients) clients_dir=$2; shift 2 ;;
         -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "systemd.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -49,6 +52,11 @@ case "$build_dir" in /*) ;; *) build_dir="$project/$build_dir" ;; esac
 build_dir=$(cd "$build_dir" 2>/dev/null && pwd) || { echo "FAIL vm: no build folder $build_dir"; echo "0 passed, 1 failed"; exit 1; }
 case "$build_dir/" in "$project"/*) rel_bin=${build_dir#"$project"/} ;; *) echo "FAIL vm: --build-dir must be under $project (shared as /project)"; echo "0 passed, 1 failed"; exit 1 ;; esac
 deb_rel=
+clients_rel=
+if [ -n "${clients_dir:-}" ]; then
+    clients_dir=$(cd "$clients_dir" && pwd) || exit 2
+    case "$clients_dir/" in "$project"/*) clients_rel=${clients_dir#"$project"/} ;; *) echo "systemd.sh: --clients DIR must be under $project" >&2; exit 2 ;; esac
+fi
 if [ -n "$deb_dir" ]; then
     deb_dir=$(cd "$deb_dir" && pwd) || exit 2
     case "$deb_dir/" in "$project"/*) deb_rel=${deb_dir#"$project"/} ;; *) echo "systemd.sh: --deb DIR must be under $project" >&2; exit 2 ;; esac
@@ -276,7 +284,7 @@ boot() { # boot STAGE TIMEOUT LOG
     timeout -k 10 "$limit" nice -n 10 qemu-system-x86_64 \
         -accel tcg -cpu max -smp "$smp" -m 1536 -nographic -no-reboot -nic none \
         -kernel "$vmlinuz" -initrd "$run_dir/initramfs.cpio.gz" \
-        -append "console=ttyS0 root=/dev/vda rw quiet loglevel=3 panic=-1 systemd.show_status=0 systemd.wants=cmvm-$stage.service cmvm.bin=$rel_bin cmvm.watchdog=$watchdog cmvm.deb=$deb_rel ${COREMOTION_VM_GUEST_ARGS:-}" \
+        -append "console=ttyS0 root=/dev/vda rw quiet loglevel=3 panic=-1 systemd.show_status=0 systemd.wants=cmvm-$stage.service cmvm.bin=$rel_bin cmvm.watchdog=$watchdog cmvm.deb=$deb_rel${clients_rel:+ cmvm.clients=$clients_rel} ${COREMOTION_VM_GUEST_ARGS:-}" \
         -drive file="$overlay",if=virtio,format=qcow2 \
         -virtfs local,path="$project",mount_tag=project,security_model=none,readonly=on,multidevs=remap \
         -virtfs local,path=/opt/swift,mount_tag=swift,security_model=none,readonly=on,multidevs=remap \

@@ -111,7 +111,6 @@ let package = Package(
                 "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionNetwork", "MotionEngine",
                 "MotionHistory",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: strict
         ),
@@ -136,11 +135,12 @@ let package = Package(
         .target(
             name: "MotionDaemon",
             dependencies: [
-                "MotionService", "MotionProtocol", "MotionAuthorization", "MotionSystemd", "MotionClient", "MotionSamples",
+                "MotionService", "MotionProtocol", "MotionAuthorization", "MotionClient", "MotionSamples", "MotionHistory",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: strict
         ),
@@ -165,14 +165,14 @@ let package = Package(
         ),
         .target(
             name: "CoreMotionTesting",
-            dependencies: ["CoreMotion", "MotionService", "MotionClient", "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionHistory"],
+            dependencies: ["CoreMotion", "MotionService", "MotionRecordings", "MotionSimulator", "MotionHistory"],
             swiftSettings: strict
         ),
         // Layer 7: the `coremotiond` daemon.
         .executableTarget(
             name: "CoreMotionDaemon",
             dependencies: [
-                "MotionDaemon", "MotionService", "MotionSystemd",
+                "MotionDaemon", "MotionService", "MotionSystemd", "MotionAuthorization",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -211,7 +211,7 @@ let package = Package(
 
         // Tests
         .target(name: "TestSupport", dependencies: ["MotionSamples"], path: "Tests/TestSupport", swiftSettings: strict),
-        .testTarget(name: "MotionSamplesTests", dependencies: ["MotionSamples", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MotionSamplesTests", dependencies: ["MotionSamples"], swiftSettings: strict),
         .testTarget(
             name: "MotionRecordingsTests",
             dependencies: ["MotionRecordings", "TestSupport"],
@@ -221,7 +221,7 @@ let package = Package(
         .testTarget(
             name: "MotionSimulatorTests",
             dependencies: [
-                "MotionSimulator", "MotionRecordings", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                "MotionSimulator", "MotionRecordings", "MotionSamples", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strict
         ),
@@ -229,16 +229,14 @@ let package = Package(
         .testTarget(
             name: "MotionNetworkTests",
             dependencies: [
-                "MotionNetwork", "MotionSamples", "MotionRecordings", "MotionService", "TestSupport", "CoreMotion", "CoreMotionTesting",
+                "MotionNetwork", "MotionSamples", "MotionRecordings", "MotionService", "CoreMotion", "CoreMotionTesting",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "MotionEngineTests",
-            dependencies: ["MotionEngine", "MotionRecordings", "MotionSimulator", "TestSupport"],
+            dependencies: ["MotionEngine", "MotionRecordings", "MotionSimulator", "MotionSamples", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -248,7 +246,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MotionServiceTests",
-            dependencies: ["MotionService", "MotionEngine", "MotionRecordings", "MotionSimulator", "TestSupport"],
+            dependencies: ["MotionService", "MotionEngine", "MotionSimulator", "MotionHistory", "MotionSamples", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -258,31 +256,34 @@ let package = Package(
         ),
         // An app's own test target: only `CoreMotion` and the testing product, as an app would use them.
         .testTarget(name: "ExampleAppTests", dependencies: ["CoreMotion", "CoreMotionTesting"], swiftSettings: strict),
-        .testTarget(name: "MotionProtocolTests", dependencies: ["MotionProtocol", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MotionProtocolTests", dependencies: ["MotionProtocol"], swiftSettings: strict),
         .testTarget(
             name: "MotionAuthorizationTests",
-            dependencies: ["MotionAuthorization", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["MotionAuthorization", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
-        .testTarget(name: "MotionSystemdTests", dependencies: ["MotionSystemd", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MotionSystemdTests", dependencies: ["MotionSystemd"], swiftSettings: strict),
         .testTarget(
             name: "MotionDaemonTests",
             dependencies: [
-                "MotionDaemon", "MotionDaemonClient", "MotionService", "MotionClient", "MotionProtocol", "MotionIIO",
-                "MotionRecordings", "MotionHistory", "MotionAuthorization", "CoreMotion", "TestSupport",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                "MotionDaemon", "MotionDaemonClient", "MotionService", "MotionProtocol", "MotionIIO",
+                "MotionRecordings", "MotionSimulator", "MotionAuthorization", "CoreMotion", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "MotionLiveViewTests",
-            dependencies: ["MotionLiveView", "MotionLiveViewProtocol", "MotionSamples", "TestSupport"],
+            dependencies: ["MotionLiveView", "MotionLiveViewProtocol", "MotionSamples"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "CoreMotionCLITests",
-            dependencies: ["CoreMotionCLI", "MotionRecordings", "MotionSimulator", "TestSupport"],
+            dependencies: [
+                "CoreMotionCLI", "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionEngine", "MotionLiveViewProtocol",
+                "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strict
         ),
     ],

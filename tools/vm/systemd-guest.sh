@@ -178,6 +178,29 @@ else
     skip iio-udev-rule "no IIO device (cmvm-sensors failed)"
 fi
 
+# --- device-allow: the unit's DevicePolicy= and DeviceAllow= (read from the installed unit) admit the IIO
+# character device and nothing else. The daemon polls here (no trigger without an IRQ) and never opens the node,
+# so a transient unit with the same two properties opens it, as user coremotion: with them it opens; with the
+# policy alone (no DeviceAllow=) the device cgroup refuses it; a block device is refused even to root.
+if [ -n "$iio" ]; then
+    node=/dev/${iio##*/}; pol=$(svc DevicePolicy); allow=$(svc DeviceAllow)
+    # One DeviceAllow= per line of the unit's list (ProtectClock=yes adds "char-rtc r").
+    allow_args=(); while IFS= read -r l; do [ -n "$l" ] && allow_args+=(-p "DeviceAllow=$l"); done <<<"$allow"
+    open_as() { # open_as USER NODE PROPERTY…: "open-ok" or the error
+        local u=$1 n=$2; shift 2
+        systemd-run --wait --pipe --quiet -p User="$u" "$@" /bin/sh -c "exec 3<$n && echo open-ok" 2>&1 | tail -n 1
+    }
+    with=$(open_as coremotion "$node" -p DevicePolicy="$pol" "${allow_args[@]}")
+    without=$(open_as coremotion "$node" -p DevicePolicy="$pol")
+    blk=$(open_as root /dev/vda -p DevicePolicy="$pol" "${allow_args[@]}")
+    fig="unit: DevicePolicy=$pol DeviceAllow='$(tr '\n' ';' <<<"$allow")'; $node as coremotion with them: '$with'; with the policy alone: '$without'; /dev/vda as root with them: '$blk'"
+    if [ "$with" = open-ok ] && [ "$without" != open-ok ] && [ "$blk" != open-ok ] && [ -n "$allow" ]; then
+        pass device-allow "$fig"
+    else
+        fail device-allow "$fig"
+    fi
+fi
+
 # --- unit-clean: systemd-analyze verify prints nothing; the security score.
 v=$(systemd-analyze verify "$units/coremotiond.service" "$units/coremotiond.socket" 2>&1)
 sec=$(systemd-analyze security coremotiond.service 2>&1 | grep -i 'overall exposure' | sed 's/.*: *//')

@@ -30,6 +30,17 @@ let package = Package(
         // The motion coprocessor as a Linux system service.
         .executable(name: "coremotiond", targets: ["CoreMotionDaemon"]),
     ],
+    // `InProcessDevices` (on by default): the API can open devices in the app's own process (recordings, the
+    // simulator, Linux IIO sensors, phones over the network). An app that only talks to `coremotiond`
+    // declares `traits: []` and links the client interface and the daemon connection only: no HTTP server,
+    // no SQLite, no recording reader, no simulator, no emulator (Examples/DaemonOnly, BENCHMARKS.md §10).
+    traits: [
+        .trait(
+            name: "InProcessDevices",
+            description: "Open devices in the app's process (COREMOTION_DEVICE=replay:, sim:, iio, phones); without it the API talks only to coremotiond."
+        ),
+        .default(enabledTraits: ["InProcessDevices"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -103,13 +114,18 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Layer 4: the service: device selection, engines run once, fan-out, decimation, history recording.
+        // Layer 1→4 composition: chooses and opens devices from a specification (`COREMOTION_DEVICE`,
+        // `COREMOTION_HEADPHONE_DEVICE`, the daemon's `--device`). The only module that knows every kind of device.
+        .target(
+            name: "MotionDevices",
+            dependencies: ["MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionNetwork", "MotionEngine"],
+            swiftSettings: strict
+        ),
+        // Layer 4: the service over `any MotionDevice`: engines run once, fan-out, decimation, history recording.
         .target(
             name: "MotionService",
             dependencies: [
-                "MotionClient",
-                "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionNetwork", "MotionEngine",
-                "MotionHistory",
+                "MotionClient", "MotionSamples", "MotionEngine", "MotionHistory",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -135,7 +151,8 @@ let package = Package(
         .target(
             name: "MotionDaemon",
             dependencies: [
-                "MotionService", "MotionProtocol", "MotionAuthorization", "MotionClient", "MotionSamples", "MotionHistory",
+                "MotionService", "MotionDevices", "MotionProtocol", "MotionAuthorization", "MotionClient", "MotionSamples",
+                "MotionHistory",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -156,11 +173,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Layer 6: Apple's names. Talks to the client interface only (`MotionClient`); the two other
-        // imports only choose which implementation a process uses.
+        // Layer 6: Apple's names. Talks to the client interface only (`MotionClient`); the other imports only
+        // choose which implementation a process uses. In-process devices come with the `InProcessDevices` trait.
         .target(
             name: "CoreMotion",
-            dependencies: ["MotionClient", "MotionService", "MotionDaemonClient", "MotionSamples"],
+            dependencies: [
+                "MotionClient", "MotionDaemonClient", "MotionSamples",
+                .target(name: "MotionService", condition: .when(traits: ["InProcessDevices"])),
+                .target(name: "MotionDevices", condition: .when(traits: ["InProcessDevices"])),
+            ],
             swiftSettings: strict
         ),
         .target(
@@ -172,7 +193,7 @@ let package = Package(
         .executableTarget(
             name: "CoreMotionDaemon",
             dependencies: [
-                "MotionDaemon", "MotionService", "MotionSystemd", "MotionAuthorization",
+                "MotionDaemon", "MotionService", "MotionDevices", "MotionSystemd", "MotionAuthorization",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -201,7 +222,7 @@ let package = Package(
             name: "CoreMotionCLI",
             dependencies: [
                 "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionNetwork", "MotionEngine",
-                "MotionService", "CoreMotion", "MotionDaemonClient", "MotionSystemd", "MotionAuthorization", "MotionLiveView",
+                "MotionService", "MotionDevices", "CoreMotion", "MotionDaemonClient", "MotionSystemd", "MotionAuthorization", "MotionLiveView",
                 "MotionLiveViewProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -229,7 +250,7 @@ let package = Package(
         .testTarget(
             name: "MotionNetworkTests",
             dependencies: [
-                "MotionNetwork", "MotionSamples", "MotionRecordings", "MotionService", "CoreMotion", "CoreMotionTesting",
+                "MotionNetwork", "MotionSamples", "MotionRecordings", "MotionService", "MotionDevices", "CoreMotion", "CoreMotionTesting",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -246,7 +267,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MotionServiceTests",
-            dependencies: ["MotionService", "MotionEngine", "MotionSimulator", "MotionHistory", "MotionSamples", "TestSupport"],
+            dependencies: ["MotionService", "MotionDevices", "MotionEngine", "MotionSimulator", "MotionHistory", "MotionSamples", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -266,7 +287,7 @@ let package = Package(
         .testTarget(
             name: "MotionDaemonTests",
             dependencies: [
-                "MotionDaemon", "MotionDaemonClient", "MotionService", "MotionProtocol", "MotionIIO",
+                "MotionDaemon", "MotionDaemonClient", "MotionService", "MotionDevices", "MotionProtocol", "MotionIIO",
                 "MotionRecordings", "MotionSimulator", "MotionAuthorization", "CoreMotion", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -3,6 +3,7 @@ import CoreMotion
 import Foundation
 import MotionClient
 import MotionDaemonClient
+import MotionDevices
 import MotionService
 
 /// Latencies (s) from sample timestamp to handler, from many queues.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import MotionDaemon
+import MotionDevices
 import MotionService
 import ServiceLifecycle
 

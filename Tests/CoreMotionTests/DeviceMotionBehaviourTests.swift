@@ -232,7 +232,7 @@ struct DeviceMotionBehaviourTests {
             // An IIO specification marks real hardware; the simulated device stands in for the sensors.
             let simulation = try Simulation(scene: SceneCatalog.resolve("still-face-up"), seed: 3)
             let device = ScheduledDevice(name: "iio:bmi160+ak8975", source: simulation.makeSource(), clock: clock)
-            return MotionService(device: device, specification: .iio(root: nil), history: history)
+            return MotionService(device: device, keepsCalibration: true, history: history)
         }
         let first = try service()
         let harness = MotionTestHarness(service: first, clock: clock)

@@ -3,6 +3,7 @@ import Logging
 import MotionAuthorization
 @testable import MotionDaemon
 import MotionDaemonClient
+import MotionDevices
 import MotionProtocol
 import MotionService
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 @testable import MotionDaemon
 import MotionDaemonClient
+import MotionDevices
 import MotionIIO
 import MotionService
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import MotionDevices
 import MotionNetwork
 import MotionRecordings
 import MotionSamples

@@ -1,6 +1,7 @@
 import CoreMotion
 import CoreMotionTesting
 import Foundation
+import MotionDevices
 import MotionNetwork
 import MotionRecordings
 import MotionSamples

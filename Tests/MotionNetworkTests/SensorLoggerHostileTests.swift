@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MotionDevices
 import MotionNetwork
 import MotionSamples
 import MotionService

@@ -1,3 +1,4 @@
+import MotionDevices
 import MotionNetwork
 import MotionService
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import MotionDevices
 import MotionService
 import MotionSimulator
 import Testing

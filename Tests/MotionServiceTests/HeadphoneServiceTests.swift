@@ -1,4 +1,5 @@
 import Foundation
+import MotionDevices
 import MotionEngine
 import MotionService
 import MotionSimulator
@@ -74,7 +75,8 @@ struct HeadphoneServiceTests {
         #expect(abs((replay?.rate ?? 0) - 50) < 1e-3)
         let service = try MotionService.fromEnvironment(["COREMOTION_DEVICE": "none", "COREMOTION_HEADPHONE_DEVICE": "sim:head-nod"])
         #expect(service.isHeadphoneMotionAvailable)
-        #expect(service.headphoneSpecification == .simulator(scene: "head-nod", seed: 1, speed: 1))
+        #expect(try DeviceSelection.fromEnvironment(["COREMOTION_DEVICE": "none", "COREMOTION_HEADPHONE_DEVICE": "sim:head-nod"])
+            .headphoneSpecification == .simulator(scene: "head-nod", seed: 1, speed: 1))
         #expect(throws: DeviceSpecificationError.self) {
             try MotionService.fromEnvironment(["COREMOTION_DEVICE": "none", "COREMOTION_HEADPHONE_DEVICE": "sim:nope"])
         }

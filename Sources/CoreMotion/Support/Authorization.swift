@@ -40,7 +40,7 @@ enum Authorization {
             return nil
         case .notDetermined:
             // In process nothing decides; the daemon requires an explicit decision for history.
-            guard history, !(provider is any LocalProviderMarker) else { return nil }
+            guard history, provider.undecidedWithholdsHistory else { return nil }
             return code.error(
                 "this app's access to motion history is not determined yet: run `coremotion permissions grant \(MotionProviders.appName)`")
         case .denied:

@@ -1,12 +1,10 @@
 import Foundation
 import MotionClient
 import MotionDaemonClient
+#if InProcessDevices
+import MotionDevices
 import MotionService
-
-/// Marks the in-process provider, whose `.notDetermined` (set through `COREMOTION_AUTHORIZATION`) does not
-/// withhold history.
-protocol LocalProviderMarker {}
-extension LocalMotionProvider: LocalProviderMarker {}
+#endif
 
 /// Which implementation of the client interface the API uses: the only place in this module that knows
 /// there are two.
@@ -17,7 +15,11 @@ extension LocalMotionProvider: LocalProviderMarker {}
 ///   first use with a message saying how to start it: never a silent fallback.
 /// - unset or `auto`: the system service when its socket answers; otherwise this machine's IIO sensors in
 ///   process; otherwise no device.
-/// - anything else (`replay:`, `sim:`, `iio`, `none`): in process.
+/// - anything else (`replay:`, `sim:`, `iio`, `none`, phones): in process.
+///
+/// In-process devices exist only with the package trait `InProcessDevices` (on by default). An app built
+/// without it (`traits: []`) links only the connection to `coremotiond`: `auto` then needs the daemon, and
+/// an in-process value stops the process at first use with a message naming the trait.
 ///
 /// A test's virtual-clock harness overrides the choice (``MotionProviderOverride``).
 enum MotionProviders {
@@ -41,8 +43,7 @@ enum MotionProviders {
     static func makeFromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> any MotionProvider {
-        let specification = try DeviceSpecification.fromEnvironment(environment)
-        switch specification {
+        switch try ProviderChoice(environment) {
         case .service(let path):
             let socket = path ?? DaemonSocket.firstExisting(environment) ?? DaemonSocket.systemPath
             return try DaemonConnection.connect(socketPath: socket, environment: environment)
@@ -51,9 +52,63 @@ enum MotionProviders {
                let connection = try? DaemonConnection.connect(socketPath: socket, environment: environment, quiet: true) {
                 return connection
             }
-            return LocalMotionProvider(service: try MotionService.fromEnvironment(environment))
-        default:
-            return LocalMotionProvider(service: try MotionService.fromEnvironment(environment))
+            return try inProcess(environment, value: "auto")
+        case .inProcess(let value):
+            return try inProcess(environment, value: value)
         }
     }
+
+    /// The in-process service over the devices the environment names.
+    private static func inProcess(_ environment: [String: String], value: String) throws -> any MotionProvider {
+        #if InProcessDevices
+        let selection = try DeviceSelection.fromEnvironment(environment)
+        let service = MotionService(
+            device: selection.device, keepsCalibration: selection.isMachineHardware, headphones: selection.headphones)
+        service.takeLocation(fromEnvironment: environment)
+        return LocalMotionProvider(service: service)
+        #else
+        throw ProviderChoiceError(
+            value: value,
+            reason: value == "auto"
+                ? "no coremotiond answers (start it: `systemctl --user start coremotiond.socket`, or set COREMOTION_SOCKET), and this app was built to talk only to coremotiond (swift-core-motion without the InProcessDevices trait)"
+                : "this app was built to talk only to coremotiond (swift-core-motion without the InProcessDevices trait); use `service`, or build with the trait to open devices in process")
+        #endif
+    }
+}
+
+/// What `COREMOTION_DEVICE` asks of the API: the daemon, the daemon if it answers, or a device in process.
+/// Only the daemon's forms are read here; an in-process value is parsed (with its errors) by `MotionDevices`.
+enum ProviderChoice: Equatable {
+    case service(path: String?)
+    case auto
+    case inProcess(String)
+
+    init(_ environment: [String: String]) throws {
+        let raw = environment["COREMOTION_DEVICE"] ?? ""
+        let value = raw.trimmingCharacters(in: .whitespaces)
+        if value.isEmpty || value == "auto" {
+            self = .auto
+        } else if value == "service" {
+            self = .service(path: nil)
+        } else if value.hasPrefix("service:") {
+            // Options would follow the last '?', as in every other form; this one takes none.
+            var path = Substring(value.dropFirst("service:".count))
+            if let question = path.lastIndex(of: "?") {
+                guard path[path.index(after: question)...].isEmpty else {
+                    throw ProviderChoiceError(value: raw, reason: "service: takes no options")
+                }
+                path = path[..<question]
+            }
+            self = .service(path: path.isEmpty ? nil : String(path))
+        } else {
+            self = .inProcess(raw)
+        }
+    }
+}
+
+/// A `COREMOTION_DEVICE` value this build of the API cannot serve.
+struct ProviderChoiceError: Error, CustomStringConvertible {
+    var value: String
+    var reason: String
+    var description: String { "COREMOTION_DEVICE=\"\(value)\": \(reason)" }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CoreMotion
 import Foundation
+import MotionDevices
 import MotionRecordings
 import MotionService
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MotionDevices
 import MotionNetwork
 import MotionService
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import MotionDevices
 import MotionNetwork
 import MotionRecordings
 import MotionService
@@ -57,13 +58,12 @@ struct RecordCommand: ParsableCommand {
         let service: MotionService
         do {
             if let device {
-                let phone = try DeviceFactory.makeDevice(DeviceSpecification.parse(device), clock: SystemClock.shared)
-                let headphoneSpec = try HeadphoneDeviceSpecification.fromEnvironment()
-                let headphones = try HeadphoneDeviceFactory.makeDevice(headphoneSpec, clock: SystemClock.shared)
-                service = MotionService(
-                    device: phone, history: .inMemory, headphones: headphones, headphoneSpecification: headphones == nil ? nil : headphoneSpec)
+                let selection = try DeviceSelection(DeviceSpecification.parse(device), headphones: HeadphoneDeviceSpecification.fromEnvironment())
+                service = MotionService(device: selection.device, history: .inMemory, headphones: selection.headphones)
             } else {
-                service = try MotionService.fromEnvironment()
+                let selection = try DeviceSelection.fromEnvironment()
+                service = MotionService(device: selection.device, keepsCalibration: selection.isMachineHardware, headphones: selection.headphones)
+                service.takeLocation()
             }
         } catch {
             throw ValidationError("\(error)")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MotionDevices
 import MotionLiveView
 import MotionRecordings
 import MotionService

@@ -115,6 +115,11 @@ public protocol MotionProvider: AnyObject, Sendable {
     /// What this process may do: the daemon's decision for this user and app, or the environment's
     /// (`COREMOTION_AUTHORIZATION`) in process.
     func authorizationStatus() -> AuthorizationStatus
+
+    /// Whether `.notDetermined` withholds stored data (history queries, the sensor recorder) until the user
+    /// decides: `true` for `coremotiond`, which keeps one history for every app; `false` in process, where
+    /// nothing decides and the app reads its own history.
+    var undecidedWithholdsHistory: Bool { get }
 }
 
 /// A running stream of values from a ``MotionProvider``. Cancelling is idempotent; after it returns no
@@ -127,6 +132,9 @@ public protocol MotionSubscription: AnyObject, Sendable {
 }
 
 extension MotionProvider {
+    /// A provider that shares a history between apps requires a decision (the safe default).
+    public var undecidedWithholdsHistory: Bool { true }
+
     /// Whether the device has `sensor` now.
     public func has(_ sensor: SensorKind) -> Bool { sensorDescription(sensor) != nil }
 

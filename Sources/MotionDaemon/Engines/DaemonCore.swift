@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MotionDevices
 import MotionHistory
 import MotionProtocol
 import MotionService
@@ -50,9 +51,8 @@ public final class DaemonCore: @unchecked Sendable {
 
     /// Opens the device the configuration names and the history; starts nothing yet (see ``startRecording()``).
     public convenience init(configuration: DaemonConfiguration, authorizer: any ClientAuthorizer, logger: Logger) throws {
-        let device = try DeviceFactory.makeDevice(configuration.device, clock: SystemClock.shared)
-        let headphones = try HeadphoneDeviceFactory.makeDevice(configuration.headphoneDevice, clock: SystemClock.shared)
-        self.init(configuration: configuration, device: device, headphones: headphones, authorizer: authorizer, logger: logger)
+        let selection = try DeviceSelection(configuration.device, headphones: configuration.headphoneDevice)
+        self.init(configuration: configuration, device: selection.device, headphones: selection.headphones, authorizer: authorizer, logger: logger)
     }
 
     /// A daemon core around a device (and headphones) made by the caller (tests, benchmarks); they must stamp
@@ -66,10 +66,10 @@ public final class DaemonCore: @unchecked Sendable {
         self.logger = logger
         let observer = HistoryObserver()
         let service = MotionService(
-            device: device, specification: configuration.device,
+            device: device, keepsCalibration: configuration.device.isMachineHardware,
             history: .file(URL(fileURLWithPath: configuration.historyPath)),
             historySettings: HistorySettings(damagedFilePolicy: .moveAside, queriesEveryDevice: true, observer: { notice in observer.take(notice) }),
-            headphones: headphones, headphoneSpecification: headphones == nil ? nil : configuration.headphoneDevice)
+            headphones: headphones)
         do {
             service.location = try GeographicLocation.fromEnvironment()
         } catch {

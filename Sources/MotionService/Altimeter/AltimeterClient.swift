@@ -41,19 +41,19 @@ extension MotionService {
     /// (today's sea-level pressure, e.g. from a weather report) or `COREMOTION_ALTITUDE=metres` (the
     /// altitude where the device is when updates start). `nil` when neither is set.
     ///
-    /// - Throws: ``DeviceSpecificationError`` for a value that is not a finite number in a plausible range.
+    /// - Throws: ``AltitudeReferenceError`` for a value that is not a finite number in a plausible range.
     public static func altitudeReference(
         _ environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> AltitudeReferenceSetting? {
         if let text = environment["COREMOTION_SEA_LEVEL_PRESSURE"], !text.isEmpty {
             guard let kPa = Double(text.trimmingCharacters(in: .whitespaces)), kPa.isFinite, kPa > 80, kPa < 110 else {
-                throw DeviceSpecificationError(value: text, reason: "COREMOTION_SEA_LEVEL_PRESSURE must be a sea-level pressure in kPa between 80 and 110")
+                throw AltitudeReferenceError(variable: "COREMOTION_SEA_LEVEL_PRESSURE", value: text, reason: "must be a sea-level pressure in kPa between 80 and 110")
             }
             return .seaLevelPressure(kilopascals: kPa)
         }
         if let text = environment["COREMOTION_ALTITUDE"], !text.isEmpty {
             guard let metres = Double(text.trimmingCharacters(in: .whitespaces)), metres.isFinite, metres > -500, metres < 9000 else {
-                throw DeviceSpecificationError(value: text, reason: "COREMOTION_ALTITUDE must be an altitude in metres between -500 and 9000")
+                throw AltitudeReferenceError(variable: "COREMOTION_ALTITUDE", value: text, reason: "must be an altitude in metres between -500 and 9000")
             }
             return .knownAltitude(metres: metres)
         }
@@ -131,4 +131,16 @@ public enum AltitudeReferenceSetting: Sendable, Hashable {
     case seaLevelPressure(kilopascals: Double)
     /// The altitude of the device when updates start, metres.
     case knownAltitude(metres: Double)
+}
+
+/// A `COREMOTION_SEA_LEVEL_PRESSURE` or `COREMOTION_ALTITUDE` value that cannot be used.
+public struct AltitudeReferenceError: Error, Sendable, CustomStringConvertible {
+    /// The variable it was given in.
+    public var variable: String
+    /// The value that was given.
+    public var value: String
+    /// What is wrong with it.
+    public var reason: String
+
+    public var description: String { "\(variable)=\"\(value)\": \(reason)" }
 }

@@ -22,6 +22,9 @@ public final class LocalMotionProvider: MotionProvider {
         self.authorizationOverride = authorization
     }
 
+    /// The app's own history: nothing decides in process.
+    public var undecidedWithholdsHistory: Bool { false }
+
     public var deviceName: String { service.device.name }
     public var clock: any MotionClock { service.clock }
     public var logger: Logger { service.logger }

@@ -12,12 +12,10 @@ import MotionHistory
 public final class MotionService: @unchecked Sendable {
     /// The device all samples come from.
     public let device: any MotionDevice
-    /// How the device was chosen, when it came from a specification.
-    public let specification: DeviceSpecification?
+    /// Whether the device is this machine's hardware, whose sensor calibration is kept across processes.
+    public let keepsCalibration: Bool
     /// The headphones beside the device, if any (`COREMOTION_HEADPHONE_DEVICE`).
     public let headphones: (any HeadphoneDevice)?
-    /// How the headphones were chosen, when from a specification.
-    public let headphoneSpecification: HeadphoneDeviceSpecification?
     /// Runs the headphones for every client.
     let headphoneHub: HeadphoneHub?
     /// The clock of the device's timestamps (seconds on the `systemUptime` time base).
@@ -55,7 +53,9 @@ public final class MotionService: @unchecked Sendable {
 
     /// - Parameters:
     ///   - device: the device all samples come from.
-    ///   - specification: how it was chosen, if from a specification.
+    ///   - keepsCalibration: whether `device` is this machine's hardware (IIO sensors), whose gyroscope bias
+    ///     and magnetometer calibration are kept in a file between processes; recordings, the simulator and
+    ///     phones start fresh.
     ///   - history: where pedometer, activity and recorded-accelerometer history lives; `nil` for the
     ///     location `COREMOTION_HISTORY` chooses (tests pass `.inMemory`).
     ///   - location: where the device is, for true north (``GeographicLocation``); `nil` leaves
@@ -64,28 +64,21 @@ public final class MotionService: @unchecked Sendable {
     ///     file aside and keeps going; the default fails and logs).
     ///   - headphones: the headphone source beside the device (`COREMOTION_HEADPHONE_DEVICE`), or `nil` for none;
     ///     it must stamp its events on the device's clock.
-    ///   - headphoneSpecification: how the headphones were chosen, when from a specification.
     public init(
-        device: any MotionDevice, specification: DeviceSpecification? = nil, history: HistoryLocation? = nil,
+        device: any MotionDevice, keepsCalibration: Bool = false, history: HistoryLocation? = nil,
         location: GeographicLocation? = nil, historySettings: HistorySettings = HistorySettings(),
-        headphones: (any HeadphoneDevice)? = nil, headphoneSpecification: HeadphoneDeviceSpecification? = nil
+        headphones: (any HeadphoneDevice)? = nil
     ) {
         self.device = device
-        self.specification = specification
+        self.keepsCalibration = keepsCalibration
         self.headphones = headphones
-        self.headphoneSpecification = headphoneSpecification
         self.headphoneHub = headphones.map { HeadphoneHub(device: $0, logger: Logger(label: "coremotion.headphones")) }
         self.historyLocation = history
         self.historySettings = historySettings
         self.storedLocation = location
         // Only real hardware keeps its calibration across processes (see SensorCalibrationState).
-        let persistent: Bool
-        switch specification {
-        case .auto?, .iio?: persistent = true
-        default: persistent = false
-        }
         self.calibrationMemory = SensorCalibrationMemory(
-            file: persistent ? SensorCalibrationMemory.file(for: device.name, history: history) : nil
+            file: keepsCalibration ? SensorCalibrationMemory.file(for: device.name, history: history) : nil
         )
     }
 
@@ -114,27 +107,14 @@ public final class MotionService: @unchecked Sendable {
         }
     }
 
-    // MARK: Making a service
-
-    /// Makes a service for the device that `COREMOTION_DEVICE` names and the headphones that
-    /// `COREMOTION_HEADPHONE_DEVICE` names, on the system clock.
-    public static func fromEnvironment(
-        _ environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws -> MotionService {
-        let spec = try DeviceSpecification.fromEnvironment(environment)
-        let headphoneSpec = try HeadphoneDeviceSpecification.fromEnvironment(environment)
-        let device = try DeviceFactory.makeDevice(spec, clock: SystemClock.shared)
-        let headphones = try HeadphoneDeviceFactory.makeDevice(headphoneSpec, clock: SystemClock.shared)
-        let service = MotionService(
-            device: device, specification: spec, headphones: headphones,
-            headphoneSpecification: headphones == nil ? nil : headphoneSpec)
+    /// Sets ``location`` from `COREMOTION_LOCATION`. A value that cannot be used is reported on standard error
+    /// and leaves true north unavailable: only `.xTrueNorthZVertical` depends on it.
+    public func takeLocation(fromEnvironment environment: [String: String] = ProcessInfo.processInfo.environment) {
         do {
-            service.location = try GeographicLocation.fromEnvironment(environment)
+            location = try GeographicLocation.fromEnvironment(environment)
         } catch {
-            // Only true north depends on it: say why it is unavailable and carry on.
             FileHandle.standardError.write(Data("coremotion: \(error); true north is unavailable\n".utf8))
         }
-        return service
     }
 
     // MARK: Sensors

@@ -6,6 +6,13 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+/// A product of a package that only the default configuration uses (the HTTP server, SQLite, the tools'
+/// argument parser, service lifecycle): guarded by `InProcessDevices`, so that an app built without the trait
+/// does not even resolve its package (SwiftPM prunes a dependency every reference of which is trait-guarded).
+func withDevices(_ name: String, _ package: String) -> Target.Dependency {
+    .product(name: name, package: package, condition: .when(traits: ["InProcessDevices"]))
+}
+
 let package = Package(
     name: "swift-core-motion",
     platforms: [.macOS(.v15)],
@@ -85,13 +92,13 @@ let package = Package(
             dependencies: [
                 "MotionSamples", "MotionRecordings",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+                withDevices("Hummingbird", "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                withDevices("NIOHTTPTypes", "swift-nio-extras"),
+                withDevices("ServiceLifecycle", "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -100,7 +107,7 @@ let package = Package(
         // Layer 5: pedometer and activity history in SQLite.
         .target(
             name: "MotionHistory",
-            dependencies: ["MotionSamples", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MotionSamples", withDevices("GRDB", "GRDB.swift")],
             swiftSettings: strict
         ),
         // Layer 4 boundary: the one client interface the API talks to (value types, subscriptions, queue
@@ -155,7 +162,7 @@ let package = Package(
                 "MotionHistory",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                withDevices("ServiceLifecycle", "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
@@ -194,8 +201,8 @@ let package = Package(
             name: "CoreMotionDaemon",
             dependencies: [
                 "MotionDaemon", "MotionService", "MotionDevices", "MotionSystemd", "MotionAuthorization",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                withDevices("ArgumentParser", "swift-argument-parser"),
+                withDevices("ServiceLifecycle", "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -209,8 +216,8 @@ let package = Package(
             dependencies: [
                 "MotionLiveViewProtocol",
                 "MotionSamples",  // LogSafeText: a peer's Host or Origin reaches the log escaped
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                withDevices("Hummingbird", "hummingbird"),
+                withDevices("HummingbirdWebSocket", "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -224,7 +231,7 @@ let package = Package(
                 "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionNetwork", "MotionEngine",
                 "MotionService", "MotionDevices", "CoreMotion", "MotionDaemonClient", "MotionSystemd", "MotionAuthorization", "MotionLiveView",
                 "MotionLiveViewProtocol",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                withDevices("ArgumentParser", "swift-argument-parser"),
             ],
             resources: [.copy("Resources")],
             swiftSettings: strict
@@ -262,7 +269,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MotionHistoryTests",
-            dependencies: ["MotionHistory", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MotionHistory", "TestSupport", withDevices("GRDB", "GRDB.swift")],
             swiftSettings: strict
         ),
         .testTarget(
@@ -303,7 +310,7 @@ let package = Package(
             dependencies: [
                 "CoreMotionCLI", "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionEngine", "MotionLiveViewProtocol",
                 "TestSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                withDevices("ArgumentParser", "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds every example (one package each, all sharing the scratch folder Examples/.build, so that
 # swift-core-motion and its dependencies are compiled once) and runs each for a few seconds on a simulator
-# scene: it must exit 0 and print what it should. StepCounter also runs through the system service
+# scene: it must exit 0 and print what it should. DaemonOnly (built without the package's default trait) is
+# built last, checked for what it must not link, and run through coremotiond. StepCounter also runs through the system service
 # coremotiond (a temporary daemon on the simulator), before and after `coremotion permissions grant`, when
 # the package's own coremotiond and coremotion are built (`swift build`; CI builds them first).
 #
@@ -26,7 +27,12 @@ done
 if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then export PATH=/opt/swift/usr/bin:$PATH; fi
 
 names=()
-for manifest in "$examples"/*/Package.swift; do names+=("$(basename "$(dirname "$manifest")")"); done
+# DaemonOnly is built apart, after the others: it builds the library without the default trait, which
+# recompiles `CoreMotion` in the shared scratch folder.
+for manifest in "$examples"/*/Package.swift; do
+    name=$(basename "$(dirname "$manifest")")
+    [ "$name" = DaemonOnly ] || names+=("$name")
+done
 work=$(mktemp -d "${TMPDIR:-/tmp}/coremotion-examples.XXXXXX")
 daemon_pid=""
 cleanup() {
@@ -65,7 +71,35 @@ for name in "${names[@]}"; do
     fi
 done
 [ "$status" = 0 ] || exit 1
-[ "$build_only" = 0 ] || exit 0
+
+# --- DaemonOnly: the light client -------------------------------------------------------------------------
+# `traits: []`: it resolves six packages and links the API and the daemon connection only. Its executable
+# must contain nothing of the in-process devices, the HTTP server, SQLite, the recordings or the simulator.
+t0=$(date +%s)
+log="$work/build-DaemonOnly.log"
+if ! swift build --package-path "$examples/DaemonOnly" --scratch-path "$scratch" --disable-build-manifest-caching >"$log" 2>&1; then
+    grep -E "error:" "$log" | sort -u | head -30
+    fail "build DaemonOnly (log above)"
+    exit 1
+fi
+lean_bin=$(swift build --package-path "$examples/DaemonOnly" --scratch-path "$scratch" --show-bin-path)
+if grep -E "^$examples/DaemonOnly/Sources/.*warning:" "$log" | sort -u | grep .; then fail "build DaemonOnly: warnings in the example's code"; fi
+packages=$(grep -c '"identity"' "$examples/DaemonOnly/Package.resolved" 2>/dev/null || echo "?")
+linked=$(nm "$lean_bin/DaemonOnly" 2>/dev/null | grep -oE '(Hummingbird|GRDB|sqlite3_open|ZIPFoundation|MotionNetwork|MotionIIO|MotionRecordings|MotionSimulator|MotionHistory|MotionService|MotionDevices|MotionEngine)' | sort -u | tr '\n' ' ')
+if [ -x "$lean_bin/DaemonOnly" ] && [ -z "$linked" ] && [ "$packages" != "?" ] && [ "$packages" -le 6 ]; then
+    pass "DaemonOnly built without the default trait ($(( $(date +%s) - t0 )) s): $packages packages resolved, $(( $(stat -c %s "$lean_bin/DaemonOnly") / 1024 / 1024 )) MB debug, no in-process device, HTTP server, SQLite, recording reader or simulator linked"
+else
+    fail "DaemonOnly: $packages packages resolved (want <= 6), linked: ${linked:-nothing it should not}"
+fi
+# Asked for a device in process, it says which trait it was built without.
+COREMOTION_DEVICE=sim:walking-in-hand timeout -k 5 30 "$lean_bin/DaemonOnly" --seconds 1 >"$work/lean-sim.log" 2>&1; rc=$?
+if [ "$rc" = 1 ] && grep -q "InProcessDevices" "$work/lean-sim.log"; then
+    pass "DaemonOnly asked for sim: in process: exit 1, names the InProcessDevices trait"
+else
+    fail "DaemonOnly with COREMOTION_DEVICE=sim:walking-in-hand: exit $rc (want 1), trait named: $(grep -c InProcessDevices "$work/lean-sim.log")"
+    show "$work/lean-sim.log"
+fi
+[ "$build_only" = 0 ] || exit $status
 bin=$(swift build --package-path "$examples/${names[0]}" --scratch-path "$scratch" --show-bin-path)
 
 # run NAME LOG SECONDS [ARGS...]: runs an example with the environment given, its output in LOG; returns
@@ -220,6 +254,16 @@ else
             fail "StepCounter through coremotiond after the grant: exit $rc, hourly total ${total:-none} (want >= 5)"
             show "$log"
             show "$work/daemon.log" 10
+        fi
+        # The light client, unchanged code, through the same daemon (unset COREMOTION_DEVICE: `auto` finds it).
+        log="$work/lean-service.log"
+        env -u COREMOTION_DEVICE COREMOTION_SOCKET="$socket" timeout -k 5 40 "$lean_bin/DaemonOnly" --seconds 3 >"$log" 2>&1; rc=$?
+        updates=$(sed -nE 's/^([0-9]+) accelerometer updates$/\1/p' "$log")
+        if [ "$rc" = 0 ] && [ "${updates:-0}" -ge 20 ] && grep -qE '^x [+-][0-9]\.[0-9]{3}  y ' "$log"; then
+            pass "DaemonOnly through coremotiond (COREMOTION_DEVICE unset, 3 s at 10 Hz): $updates accelerometer updates"
+        else
+            fail "DaemonOnly through coremotiond: exit $rc, ${updates:-no} updates (want >= 20)"
+            show "$log"
         fi
     fi
 fi

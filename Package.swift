@@ -6,12 +6,15 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
-/// A product of a package that only the default configuration uses (the HTTP server, SQLite, the tools'
-/// argument parser, service lifecycle): guarded by `InProcessDevices`, so that an app built without the trait
-/// does not even resolve its package (SwiftPM prunes a dependency every reference of which is trait-guarded).
+/// A product of a package that only the default configuration uses (the HTTP server, the tools' argument
+/// parser, service lifecycle): guarded by `InProcessDevices`, so that an app built without the trait does not
+/// even resolve its package (SwiftPM prunes a dependency every reference of which is trait-guarded).
 func withDevices(_ name: String, _ package: String) -> Target.Dependency {
     .product(name: name, package: package, condition: .when(traits: ["InProcessDevices"]))
 }
+
+/// GRDB (SQLite), guarded by `SQLiteHistory` in the same way.
+let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["SQLiteHistory"]))
 
 let package = Package(
     name: "swift-core-motion",
@@ -38,15 +41,22 @@ let package = Package(
         .executable(name: "coremotiond", targets: ["CoreMotionDaemon"]),
     ],
     // `InProcessDevices` (on by default): the API can open devices in the app's own process (recordings, the
-    // simulator, Linux IIO sensors, phones over the network). An app that only talks to `coremotiond`
+    // simulator, Linux IIO sensors, phones over the network). `SQLiteHistory` (on by default): a process keeps
+    // pedometer, activity and accelerometer history in SQLite. An app that only talks to `coremotiond`
     // declares `traits: []` and links the client interface and the daemon connection only: no HTTP server,
-    // no SQLite, no recording reader, no simulator, no emulator (Examples/DaemonOnly, BENCHMARKS.md §10).
+    // no SQLite, no recording reader, no simulator, no emulator (Examples/DaemonOnly, BENCHMARKS.md §10); its
+    // tests may still use `CoreMotionTesting` (recordings and the simulator, no history). The tools and the
+    // daemon need both.
     traits: [
         .trait(
             name: "InProcessDevices",
             description: "Open devices in the app's process (COREMOTION_DEVICE=replay:, sim:, iio, phones); without it the API talks only to coremotiond."
         ),
-        .default(enabledTraits: ["InProcessDevices"]),
+        .trait(
+            name: "SQLiteHistory",
+            description: "Keep motion history in process in SQLite (GRDB); without it a process's own history is unavailable (coremotiond keeps it)."
+        ),
+        .default(enabledTraits: ["InProcessDevices", "SQLiteHistory"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -107,7 +117,7 @@ let package = Package(
         // Layer 5: pedometer and activity history in SQLite.
         .target(
             name: "MotionHistory",
-            dependencies: ["MotionSamples", withDevices("GRDB", "GRDB.swift")],
+            dependencies: ["MotionSamples", grdb],
             swiftSettings: strict
         ),
         // Layer 4 boundary: the one client interface the API talks to (value types, subscriptions, queue
@@ -269,7 +279,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MotionHistoryTests",
-            dependencies: ["MotionHistory", "TestSupport", withDevices("GRDB", "GRDB.swift")],
+            dependencies: ["MotionHistory", "TestSupport", grdb],
             swiftSettings: strict
         ),
         .testTarget(

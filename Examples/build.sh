@@ -99,6 +99,23 @@ else
     fail "DaemonOnly with COREMOTION_DEVICE=sim:walking-in-hand: exit $rc (want 1), trait named: $(grep -c InProcessDevices "$work/lean-sim.log")"
     show "$work/lean-sim.log"
 fi
+# Its tests: the same code on the simulator and a recording through CoreMotionTesting, in the same light build
+# (the service and engines compiled for the tests; still no HTTP server, no SQLite, no IIO or phone).
+log="$work/test-DaemonOnly.log"
+t0=$(date +%s)
+if swift build --package-path "$examples/DaemonOnly" --scratch-path "$scratch" --disable-build-manifest-caching --build-tests >"$log" 2>&1 \
+    && swift test --package-path "$examples/DaemonOnly" --scratch-path "$scratch" --skip-build >>"$log" 2>&1; then
+    tests=$(sed -nE 's/.*Test run with ([0-9]+) tests? .*passed.*/\1/p' "$log" | tail -n 1)
+    linked=$(nm "$lean_bin/DaemonOnlyPackageTests.xctest" 2>/dev/null | grep -oE '(Hummingbird|GRDB|sqlite3_open|MotionNetwork|MotionIIO|MotionDevices)' | sort -u | tr '\n' ' ')
+    if [ -z "$linked" ] && [ -n "$tests" ]; then
+        pass "DaemonOnly's tests with CoreMotionTesting, without the default traits ($(( $(date +%s) - t0 )) s): $tests passed; no HTTP server, SQLite, IIO or phone linked"
+    else
+        fail "DaemonOnly's tests: ${tests:-no} tests counted, linked: ${linked:-nothing it should not}"
+    fi
+else
+    grep -E "error:|✘" "$log" | sort -u | head -30
+    fail "DaemonOnly's tests (log above)"
+fi
 [ "$build_only" = 0 ] || exit $status
 bin=$(swift build --package-path "$examples/${names[0]}" --scratch-path "$scratch" --show-bin-path)
 

@@ -1,3 +1,5 @@
+// The SQLite store: built with the package trait `SQLiteHistory` (on by default); HistoryStore+WithoutSQLite.swift otherwise.
+#if SQLiteHistory
 import Foundation
 import GRDB
 
@@ -151,3 +153,4 @@ extension HistoryStore {
         try accelerometerRecordingRequests(activeAt: date, source: source).map(\.end).max()
     }
 }
+#endif

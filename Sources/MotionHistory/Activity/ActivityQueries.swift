@@ -1,3 +1,5 @@
+// The SQLite store: built with the package trait `SQLiteHistory` (on by default); HistoryStore+WithoutSQLite.swift otherwise.
+#if SQLiteHistory
 import Foundation
 import GRDB
 
@@ -63,3 +65,4 @@ extension HistoryStore {
         return segments
     }
 }
+#endif

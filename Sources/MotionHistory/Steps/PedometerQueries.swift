@@ -1,3 +1,5 @@
+// The SQLite store: built with the package trait `SQLiteHistory` (on by default); HistoryStore+WithoutSQLite.swift otherwise.
+#if SQLiteHistory
 import Foundation
 import GRDB
 
@@ -317,3 +319,4 @@ struct StepSpan {
         previous = l
     }
 }
+#endif

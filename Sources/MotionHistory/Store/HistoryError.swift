@@ -33,6 +33,9 @@ public enum HistoryError: Error, Sendable, Hashable, CustomStringConvertible {
     case spanTooLong(seconds: TimeInterval, limit: TimeInterval)
     /// The store was closed.
     case closed(location: String)
+    /// This build has no SQLite: the package was built without its trait `SQLiteHistory` (an app that only
+    /// talks to `coremotiond`, whose history the daemon keeps).
+    case builtWithoutSQLite
 
     /// The message, with every path, reason and name escaped for a log line (`LogSafeText`).
     public var description: String {
@@ -67,6 +70,8 @@ public enum HistoryError: Error, Sendable, Hashable, CustomStringConvertible {
             "span of \(seconds) s is longer than the limit of \(limit) s"
         case .closed(let location):
             "history store '\(location.logSafePath)' is closed"
+        case .builtWithoutSQLite:
+            "no history in this process: swift-core-motion was built without its SQLiteHistory trait (add it to the package's traits: to keep history in process)"
         }
     }
 }

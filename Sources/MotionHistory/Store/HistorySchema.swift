@@ -1,3 +1,5 @@
+// The SQLite store: built with the package trait `SQLiteHistory` (on by default); HistoryStore+WithoutSQLite.swift otherwise.
+#if SQLiteHistory
 import GRDB
 
 /// The schema of the history file, built by GRDB's `DatabaseMigrator`.
@@ -105,3 +107,4 @@ enum HistorySchema {
         return migrator
     }
 }
+#endif

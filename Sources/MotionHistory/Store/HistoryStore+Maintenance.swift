@@ -1,3 +1,5 @@
+// The SQLite store: built with the package trait `SQLiteHistory` (on by default); HistoryStore+WithoutSQLite.swift otherwise.
+#if SQLiteHistory
 import Foundation
 import GRDB
 
@@ -272,3 +274,4 @@ extension HistoryStore {
         try flushQueueSync { try database.writeWithoutTransaction { db in try db.execute(sql: sql) } }
     }
 }
+#endif

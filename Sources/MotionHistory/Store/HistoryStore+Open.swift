@@ -1,3 +1,5 @@
+// The SQLite store: built with the package trait `SQLiteHistory` (on by default); HistoryStore+WithoutSQLite.swift otherwise.
+#if SQLiteHistory
 import Foundation
 import GRDB
 
@@ -206,3 +208,4 @@ extension HistoryStore {
         return (error as NSError).localizedDescription
     }
 }
+#endif

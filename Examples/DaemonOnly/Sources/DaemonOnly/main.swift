@@ -5,6 +5,7 @@
 // Its manifest depends on swift-core-motion with `traits: []`: the app links the API and the connection to
 // the daemon, nothing that opens a device in process. `COREMOTION_DEVICE` may be unset, `auto` or `service`
 // (`service:PATH` for a daemon on another socket); any in-process value stops it at first use with a message.
+// Its tests (Tests/DaemonOnlyTests) run the same code on recordings and the simulator with CoreMotionTesting.
 import CoreMotion
 
 var seconds: Double?
@@ -18,29 +19,23 @@ while let argument = arguments.popFirst() {
     }
 }
 
-let motion = CMMotionManager()
-guard motion.isAccelerometerAvailable else {
+let log = AccelerometerLog()
+guard log.isAvailable else {
     FileHandle.standardError.write(Data("DaemonOnly: no accelerometer (is coremotiond running with a device?)\n".utf8))
     exit(1)
 }
-motion.accelerometerUpdateInterval = 0.1
-var count = 0
-motion.startAccelerometerUpdates(to: .main) { data, error in
-    if let error {
+log.start(
+    each: { a, count in
+        if count % 10 == 1 { print(String(format: "x %+.3f  y %+.3f  z %+.3f g", a.x, a.y, a.z)) }
+    },
+    failed: { error in
         FileHandle.standardError.write(Data("DaemonOnly: \(error.localizedDescription)\n".utf8))
         exit(1)
-    }
-    guard let a = data?.acceleration else { return }
-    count += 1
-    if count % 10 == 1 {
-        print(String(format: "x %+.3f  y %+.3f  z %+.3f g", a.x, a.y, a.z))
-    }
-}
+    })
 
-// The main run loop delivers the handlers (UIApplicationMain does this on iOS).
 let deadline = seconds.map { Date(timeIntervalSinceNow: $0) } ?? .distantFuture
 while Date() < deadline {
     RunLoop.main.run(until: min(deadline, Date(timeIntervalSinceNow: 0.25)))
 }
-motion.stopAccelerometerUpdates()
-print("\(count) accelerometer updates")
+log.stop()
+print("\(log.count) accelerometer updates")

@@ -4,6 +4,7 @@ import MotionDevices
 import MotionHistory
 import MotionProtocol
 import MotionService
+import NIOConcurrencyHelpers
 
 /// The heart of `coremotiond`: one ``MotionService`` that owns the device and runs the engines once, the
 /// always-on recording, the authorization, and the registry of connected clients.
@@ -11,7 +12,7 @@ import MotionService
 /// Each client's streams are subscriptions of an in-process ``LocalMotionProvider`` over that one service,
 /// so the device runs at the fastest rate any client or the recorder asks for, the fusion runs once per
 /// sample for every client (each with its own frame and interval), and no client changes another's stream.
-public final class DaemonCore: @unchecked Sendable {
+public final class DaemonCore: Sendable {
     public let configuration: DaemonConfiguration
     /// The service that owns the device.
     public let service: MotionService
@@ -22,16 +23,19 @@ public final class DaemonCore: @unchecked Sendable {
     /// When the daemon started (wall clock).
     public let startDate = Date()
 
-    private let lock = NSLock()
-    /// The admitted clients and the uid each holds its slot for.
-    private var sessions: [ObjectIdentifier: (session: ClientSession, uid: UInt32)] = [:]
-    private var acceptedTotal = 0
-    private var refusals = RefusalCounts()
-    /// When a refusal of each uid was last logged (one line per uid and minute at most).
-    private var refusalLogged: [UInt32: Date] = [:]
-    private var lastHistoryProblem: (date: Date, text: String)?
-    /// Set by ``startRecording()``: a sensor that appears or returns later is recorded too.
-    private var recording = false
+    /// What the sessions, the history and the recorder share.
+    private struct State {
+        /// The admitted clients and the uid each holds its slot for.
+        var sessions: [ObjectIdentifier: (session: ClientSession, uid: UInt32)] = [:]
+        var acceptedTotal = 0
+        var refusals = RefusalCounts()
+        /// When a refusal of each uid was last logged (one line per uid and minute at most).
+        var refusalLogged: [UInt32: Date] = [:]
+        var lastHistoryProblem: (date: Date, text: String)?
+        /// Set by ``startRecording()``: a sensor that appears or returns later is recorded too.
+        var recording = false
+    }
+    private let state = NIOLockedValueBox(State())
     /// Where the recorders are (re)started when a sensor appears (never the device's thread).
     private let recordingWork = DispatchQueue(label: "coremotiond.recording", qos: .utility)
     /// What every session's own serial queue runs on: requests, teardown (never an event loop or the device's
@@ -88,9 +92,7 @@ public final class DaemonCore: @unchecked Sendable {
     /// returns is recorded from then on: every ``MotionSamples/DeviceEvent/sensorReturned(_:)`` starts the
     /// recorders again (each is idempotent, and takes only the sensors it does not have yet).
     public func startRecording() {
-        lock.lock()
-        recording = true
-        lock.unlock()
+        state.withLockedValue { $0.recording = true }
         if service.history == nil {
             logger.error("the history at \(configuration.historyPath) cannot be opened (\(service.historyProblem ?? "?")); live data only")
         }
@@ -116,17 +118,15 @@ public final class DaemonCore: @unchecked Sendable {
     }
 
     private var isRecording: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return recording
+        state.withLockedValue { $0.recording }
     }
 
     /// Disconnects every client, stops the device and writes the history to disk.
     public func shutDown() {
-        lock.lock()
-        recording = false
-        let all = sessions.values.map(\.session)
-        lock.unlock()
+        let all = state.withLockedValue { state in
+            state.recording = false
+            return state.sessions.values.map(\.session)
+        }
         for session in all { session.shutDown(.shuttingDown, "coremotiond is stopping") }
         service.shutDown()
     }
@@ -141,42 +141,42 @@ public final class DaemonCore: @unchecked Sendable {
     /// A refusal is counted, and logged once per uid and minute.
     func admit(_ session: ClientSession, uid: UInt32) -> String? {
         let now = Date()
-        lock.lock()
-        var refusal: String?
-        let total = sessions.count
-        if total >= configuration.maximumClients {
-            refusals.full += 1
-            refusal = "coremotiond serves at most \(configuration.maximumClients) clients"
-        } else if uid != 0 {
-            var ofUser = 0
-            var ofUsers = 0
-            for entry in sessions.values where entry.uid != 0 {
-                ofUsers += 1
-                if entry.uid == uid { ofUser += 1 }
+        let (refusal, log, counts) = state.withLockedValue { state -> (String?, Bool, RefusalCounts) in
+            var refusal: String?
+            let total = state.sessions.count
+            if total >= configuration.maximumClients {
+                state.refusals.full += 1
+                refusal = "coremotiond serves at most \(configuration.maximumClients) clients"
+            } else if uid != 0 {
+                var ofUser = 0
+                var ofUsers = 0
+                for entry in state.sessions.values where entry.uid != 0 {
+                    ofUsers += 1
+                    if entry.uid == uid { ofUser += 1 }
+                }
+                if ofUser >= configuration.maximumClientsPerUser {
+                    state.refusals.perUser += 1
+                    refusal = "user \(uid) already has \(ofUser) connections to coremotiond (at most \(configuration.maximumClientsPerUser) per user)"
+                } else if ofUsers >= configuration.maximumClients - configuration.slotsReservedForRoot {
+                    state.refusals.full += 1
+                    refusal = "coremotiond serves at most \(configuration.maximumClients - configuration.slotsReservedForRoot) clients of users other than root"
+                }
             }
-            if ofUser >= configuration.maximumClientsPerUser {
-                refusals.perUser += 1
-                refusal = "user \(uid) already has \(ofUser) connections to coremotiond (at most \(configuration.maximumClientsPerUser) per user)"
-            } else if ofUsers >= configuration.maximumClients - configuration.slotsReservedForRoot {
-                refusals.full += 1
-                refusal = "coremotiond serves at most \(configuration.maximumClients - configuration.slotsReservedForRoot) clients of users other than root"
-            }
-        }
-        var log = false
-        if refusal != nil {
-            if let last = refusalLogged[uid], now.timeIntervalSince(last) < 60 {
-                log = false
+            var log = false
+            if refusal != nil {
+                if let last = state.refusalLogged[uid], now.timeIntervalSince(last) < 60 {
+                    log = false
+                } else {
+                    state.refusalLogged[uid] = now
+                    if state.refusalLogged.count > 4096 { state.refusalLogged = state.refusalLogged.filter { now.timeIntervalSince($0.value) < 60 } }
+                    log = true
+                }
             } else {
-                refusalLogged[uid] = now
-                if refusalLogged.count > 4096 { refusalLogged = refusalLogged.filter { now.timeIntervalSince($0.value) < 60 } }
-                log = true
+                state.acceptedTotal += 1
+                state.sessions[ObjectIdentifier(session)] = (session, uid)
             }
-        } else {
-            acceptedTotal += 1
-            sessions[ObjectIdentifier(session)] = (session, uid)
+            return (refusal, log, state.refusals)
         }
-        let counts = refusals
-        lock.unlock()
         if let refusal, log {
             logger.warning("refusing a connection: \(refusal) (refusals so far: \(counts.total); logged once a minute per user)")
         }
@@ -185,20 +185,19 @@ public final class DaemonCore: @unchecked Sendable {
 
     /// Frees a slot (idempotent).
     func remove(_ session: ClientSession) {
-        lock.lock()
-        sessions[ObjectIdentifier(session)] = nil
-        lock.unlock()
+        state.withLockedValue { $0.sessions[ObjectIdentifier(session)] = nil }
     }
 
     /// Frees the slot of a client the policy restricts, counts and logs it (once per uid and minute).
     func refuseRestricted(_ session: ClientSession, identity: ClientIdentity) {
         let now = Date()
-        lock.lock()
-        sessions[ObjectIdentifier(session)] = nil
-        refusals.restricted += 1
-        var log = true
-        if let last = refusalLogged[identity.uid], now.timeIntervalSince(last) < 60 { log = false } else { refusalLogged[identity.uid] = now }
-        lock.unlock()
+        let log = state.withLockedValue { state in
+            state.sessions[ObjectIdentifier(session)] = nil
+            state.refusals.restricted += 1
+            if let last = state.refusalLogged[identity.uid], now.timeIntervalSince(last) < 60 { return false }
+            state.refusalLogged[identity.uid] = now
+            return true
+        }
         if log {
             logger.warning("refusing \(identity.appID.logSafe) (pid \(identity.pid), uid \(identity.uid)): restricted by the administrator's policy (logged once a minute per user)")
         }
@@ -206,9 +205,7 @@ public final class DaemonCore: @unchecked Sendable {
 
     /// The connected clients.
     var connectedSessions: [ClientSession] {
-        lock.lock()
-        defer { lock.unlock() }
-        return sessions.values.map(\.session)
+        state.withLockedValue { $0.sessions.values.map(\.session) }
     }
 
     /// Re-reads every client's decision (after `coremotion permissions` changed one) and tells those whose
@@ -235,9 +232,7 @@ public final class DaemonCore: @unchecked Sendable {
     func historyNotice(_ notice: HistoryNotice) {
         switch notice {
         case .flushFailed, .droppedPending, .movedAside:
-            lock.lock()
-            lastHistoryProblem = (Date(), "\(notice)")
-            lock.unlock()
+            state.withLockedValue { $0.lastHistoryProblem = (Date(), "\(notice)") }
         case .evicted:
             break
         }
@@ -245,20 +240,21 @@ public final class DaemonCore: @unchecked Sendable {
 
     /// The last problem the history reported (a failed write, a file moved aside), if any.
     public var historyProblem: (date: Date, text: String)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return lastHistoryProblem
+        state.withLockedValue { $0.lastHistoryProblem }
     }
 
     var connectionCounts: (accepted: Int, refused: RefusalCounts) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (acceptedTotal, refusals)
+        state.withLockedValue { ($0.acceptedTotal, $0.refusals) }
     }
 }
 
 /// Forwards history notices to the core once it exists (the service is made before the core is complete).
-private final class HistoryObserver: @unchecked Sendable {
-    weak var core: DaemonCore?
+private final class HistoryObserver: Sendable {
+    private struct Weak { weak var core: DaemonCore? }
+    private let box = NIOLockedValueBox(Weak())
+    var core: DaemonCore? {
+        get { box.withLockedValue { $0.core } }
+        set { box.withLockedValue { $0.core = newValue } }
+    }
     func take(_ notice: HistoryNotice) { core?.historyNotice(notice) }
 }

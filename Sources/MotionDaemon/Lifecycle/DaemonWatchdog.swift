@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
@@ -10,13 +11,12 @@ import NIOPosix
 /// there is what froze the daemon) and runs an empty task on every event loop (where clients' sockets are
 /// served). If either is stuck, the watchdog thread is stuck with it, no ping is sent, and systemd kills
 /// and restarts the daemon after `WatchdogSec`. The thread calls nothing else and holds no lock of its own.
-public final class DaemonWatchdog: @unchecked Sendable {
+public final class DaemonWatchdog: Sendable {
     private let core: DaemonCore
     private let group: any EventLoopGroup
     private let interval: Duration
     private let ping: @Sendable () -> Void
-    private let stopLock = NSLock()
-    private var stopped = false
+    private let stopped = NIOLockedValueBox(false)
 
     /// - Parameters:
     ///   - interval: how often to ping (half of `WatchdogSec`, `SystemdNotifier.watchdogPingInterval`).
@@ -40,15 +40,11 @@ public final class DaemonWatchdog: @unchecked Sendable {
 
     /// Ends the thread after its current round.
     public func stop() {
-        stopLock.lock()
-        stopped = true
-        stopLock.unlock()
+        stopped.withLockedValue { $0 = true }
     }
 
     private var isStopped: Bool {
-        stopLock.lock()
-        defer { stopLock.unlock() }
-        return stopped
+        stopped.withLockedValue { $0 }
     }
 
     private func run() {

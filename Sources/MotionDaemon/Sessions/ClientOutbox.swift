@@ -1,6 +1,7 @@
 import DequeModule
 import Foundation
 import MotionProtocol
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// The values waiting for one client: appended by the engines' threads, written to the client's socket
@@ -16,7 +17,7 @@ import NIOCore
 /// **Never calls out on the pushing thread.** ``push(_:stream:)`` runs on the device's thread, under
 /// `MotionService`'s delivery lock: the stall handler (which ends the client's streams, taking that lock
 /// again) is run later on ``cleanup``, never inline, so a stalled client cannot stop the device thread.
-final class ClientOutbox: @unchecked Sendable {
+final class ClientOutbox: Sendable {
     /// Default bound on waiting values per client.
     static let defaultCapacity = 8192
     /// How long a client may leave its socket full while values are dropped before it is disconnected.
@@ -33,17 +34,23 @@ final class ClientOutbox: @unchecked Sendable {
     /// How long the socket may stay full while values are dropped (``stallLimit`` by default).
     let stallSeconds: TimeInterval
     private let channel: any Channel
-    private let lock = NSLock()
-    private var items = Deque<Item>()
-    private var dropped: [UInt32: UInt64] = [:]
-    private var flushScheduled = false
-    private var closed = false
-    private var stalledSince: Double?
-    private var dropCount: UInt64 = 0
-    private var sendCount: UInt64 = 0
-    private var writer = ByteWriter(capacity: 64 * 1024)
+    private struct State {
+        var items = Deque<Item>()
+        var dropped: [UInt32: UInt64] = [:]
+        var flushScheduled = false
+        var closed = false
+        var stalledSince: Double?
+        var dropCount: UInt64 = 0
+        var sendCount: UInt64 = 0
+        var writer = ByteWriter(capacity: 64 * 1024)
+        var onStall: (@Sendable () -> Void)?
+    }
+    private let state = NIOLockedValueBox(State())
     /// Called (once, on ``cleanup``) when the client stalled too long.
-    var onStall: (@Sendable () -> Void)?
+    var onStall: (@Sendable () -> Void)? {
+        get { state.withLockedValue { $0.onStall } }
+        set { state.withLockedValue { $0.onStall = newValue } }
+    }
     /// Where ``onStall`` runs: never the thread that pushes.
     private let cleanup: DispatchQueue
 
@@ -59,32 +66,31 @@ final class ClientOutbox: @unchecked Sendable {
 
     /// Queues a value of `stream` (any thread; never blocks on the client).
     func push(_ value: StreamValue, stream: UInt32) {
-        lock.lock()
-        guard !closed else {
-            lock.unlock()
-            return
-        }
-        var stalled = false
-        if items.count >= capacity {
-            let oldest = items.removeFirst()
-            dropped[oldest.stream, default: 0] += 1
-            dropCount += 1
-            let now = ProcessInfo.processInfo.systemUptime
-            if let since = stalledSince {
-                stalled = now - since > stallSeconds
-            } else {
-                stalledSince = now
+        let (capacity, stallSeconds) = (self.capacity, self.stallSeconds)
+        let taken = state.withLockedValue { state -> (schedule: Bool, stalled: Bool, stallHandler: (@Sendable () -> Void)?)? in
+            guard !state.closed else { return nil }
+            var stalled = false
+            if state.items.count >= capacity {
+                let oldest = state.items.removeFirst()
+                state.dropped[oldest.stream, default: 0] += 1
+                state.dropCount += 1
+                let now = ProcessInfo.processInfo.systemUptime
+                if let since = state.stalledSince {
+                    stalled = now - since > stallSeconds
+                } else {
+                    state.stalledSince = now
+                }
             }
+            state.items.append(Item(stream: stream, value: value))
+            let schedule = !state.flushScheduled
+            state.flushScheduled = true
+            if stalled {
+                state.closed = true
+                state.items.removeAll()
+            }
+            return (schedule, stalled, stalled ? state.onStall : nil)
         }
-        items.append(Item(stream: stream, value: value))
-        let schedule = !flushScheduled
-        flushScheduled = true
-        if stalled {
-            closed = true
-            items.removeAll()
-        }
-        let stallHandler = stalled ? onStall : nil
-        lock.unlock()
+        guard case let (schedule, stalled, stallHandler)? = taken else { return }
         if stalled {
             // Off this thread: the handler ends streams, which takes the lock this thread may hold.
             if let stallHandler { cleanup.async(execute: stallHandler) }
@@ -95,72 +101,71 @@ final class ClientOutbox: @unchecked Sendable {
 
     /// Values waiting, dropped so far and sent so far.
     var figures: (waiting: Int, dropped: UInt64, sent: UInt64) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (items.count, dropCount, sendCount)
+        state.withLockedValue { ($0.items.count, $0.dropCount, $0.sendCount) }
     }
 
     /// Stops accepting values and forgets those waiting.
     func close() {
-        lock.lock()
-        closed = true
-        items.removeAll()
-        lock.unlock()
+        state.withLockedValue { state in
+            state.closed = true
+            state.items.removeAll()
+        }
     }
 
     /// Writes waiting values while the socket takes them (on the channel's event loop).
     func flush() {
         channel.eventLoop.preconditionInEventLoop()
-        lock.lock()
-        flushScheduled = false
-        lock.unlock()
+        state.withLockedValue { $0.flushScheduled = false }
         var wroteAny = false
         while channel.isWritable {
-            lock.lock()
-            if items.isEmpty && dropped.isEmpty {
-                stalledSince = nil
-                lock.unlock()
-                break
-            }
-            let drops = dropped
-            dropped.removeAll()
-            writer.removeAll()
-            for (stream, count) in drops.sorted(by: { $0.key < $1.key }) {
-                DaemonMessage.dropped(stream: stream, count: count).encode(into: &writer)
-            }
-            var sent: UInt64 = 0
-            // Consecutive values of one stream and kind make one samples frame.
-            while let first = items.first, writer.count < Self.bytesPerTurn {
-                let kind = first.value.kind
-                let limit = DaemonMessage.recordsPerFrame(kind)
-                writer.beginFrame(.samples)
-                writer.u32(first.stream)
-                writer.u8(kind.rawValue)
-                writer.u16(0)
-                let countOffset = writer.count - 2
-                var count = 0
-                while count < limit, let next = items.first, next.stream == first.stream, next.value.kind == kind {
-                    RecordCodec.encode(next.value, into: &writer)
-                    items.removeFirst()
-                    count += 1
+            // The frames, encoded under the lock; written to the socket after it.
+            let encoded = state.withLockedValue { state -> [UInt8]? in
+                if state.items.isEmpty && state.dropped.isEmpty {
+                    state.stalledSince = nil
+                    return nil
                 }
-                writer.endFrame()
-                writer.patchU16(at: countOffset, UInt16(count))
-                sent += UInt64(count)
+                let drops = state.dropped
+                state.dropped.removeAll()
+                state.writer.removeAll()
+                for (stream, count) in drops.sorted(by: { $0.key < $1.key }) {
+                    DaemonMessage.dropped(stream: stream, count: count).encode(into: &state.writer)
+                }
+                var sent: UInt64 = 0
+                // Consecutive values of one stream and kind make one samples frame.
+                while let first = state.items.first, state.writer.count < Self.bytesPerTurn {
+                    let kind = first.value.kind
+                    let limit = DaemonMessage.recordsPerFrame(kind)
+                    state.writer.beginFrame(.samples)
+                    state.writer.u32(first.stream)
+                    state.writer.u8(kind.rawValue)
+                    state.writer.u16(0)
+                    let countOffset = state.writer.count - 2
+                    var count = 0
+                    while count < limit, let next = state.items.first, next.stream == first.stream, next.value.kind == kind {
+                        RecordCodec.encode(next.value, into: &state.writer)
+                        state.items.removeFirst()
+                        count += 1
+                    }
+                    state.writer.endFrame()
+                    state.writer.patchU16(at: countOffset, UInt16(count))
+                    sent += UInt64(count)
+                }
+                state.sendCount += sent
+                return state.writer.bytes
             }
-            sendCount += sent
-            lock.unlock()
-            var buffer = channel.allocator.buffer(capacity: writer.count)
-            buffer.writeBytes(writer.bytes)
+            guard let encoded else { break }
+            var buffer = channel.allocator.buffer(capacity: encoded.count)
+            buffer.writeBytes(encoded)
             channel.write(buffer, promise: nil)
             wroteAny = true
-            if writer.count >= Self.bytesPerTurn {
+            if encoded.count >= Self.bytesPerTurn {
                 // Let other clients of this event loop have their turn; come back for the rest.
                 channel.flush()
-                lock.lock()
-                let again = !flushScheduled && !items.isEmpty
-                if again { flushScheduled = true }
-                lock.unlock()
+                let again = state.withLockedValue { state in
+                    let again = !state.flushScheduled && !state.items.isEmpty
+                    if again { state.flushScheduled = true }
+                    return again
+                }
                 if again { channel.eventLoop.execute { self.flush() } }
                 return
             }

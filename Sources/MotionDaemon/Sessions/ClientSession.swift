@@ -27,6 +27,7 @@ import Glibc
 /// messages (events, replies) not yet written are bounded by ``maximumPendingControl``; past that the client
 /// is disconnected as `tooSlow`.
 final class ClientSession: ChannelDuplexHandler, @unchecked Sendable {
+    // @unchecked: a NIO handler whose event-loop-only fields (its ChannelHandlerContext, inFlight, readHeldBack) sit beside lock-guarded ones.
     typealias InboundIn = ClientMessage
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MotionProtocol
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
@@ -19,7 +20,7 @@ import NIOPosix
 /// **When the app reads too slowly** the daemon keeps at most ``DaemonWelcome/bufferCapacity`` values
 /// for it, drops the oldest and says how many; the connection logs it (at most once a second per
 /// stream) and counts it in ``droppedCount``.
-public final class DaemonConnection: MotionProvider, @unchecked Sendable {
+public final class DaemonConnection: MotionProvider, Sendable {
     /// The socket this connection talks to.
     public let socketPath: String
     public let clock: any MotionClock = SystemClock.shared
@@ -29,20 +30,23 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
     public let appHint: String
 
     private let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
-    private let lock = NSLock()
-    private var channel: (any Channel)?
-    private var currentWelcome: DaemonWelcome
-    private var generation = 0
-    private var streams: [UInt32: StreamEntry] = [:]
-    private var nextStream: UInt32 = 1
-    private var pending: [UInt32: PendingRequest] = [:]
-    private var nextRequest: UInt32 = 1
-    private var isClosed = false
-    /// Why the administrator's policy refused this app (the daemon's `restricted` failure), if it did: the
-    /// connection then stays closed and the app sees `restricted` and no sensors, as a restricted iOS app does.
-    private var restriction: String?
-    private var isReconnecting = false
-    private var droppedTotal: UInt64 = 0
+    /// What the app's threads, the event loop and the reconnection share.
+    private struct State {
+        var channel: (any Channel)?
+        var currentWelcome: DaemonWelcome
+        var generation = 0
+        var streams: [UInt32: StreamEntry] = [:]
+        var nextStream: UInt32 = 1
+        var pending: [UInt32: PendingRequest] = [:]
+        var nextRequest: UInt32 = 1
+        var isClosed = false
+        /// Why the administrator's policy refused this app (the daemon's `restricted` failure), if it did: the
+        /// connection then stays closed and the app sees `restricted` and no sensors, as a restricted iOS app does.
+        var restriction: String?
+        var isReconnecting = false
+        var droppedTotal: UInt64 = 0
+    }
+    private let state: NIOLockedValueBox<State>
 
     /// How long the handshake may take, seconds.
     public static let handshakeTimeout: TimeInterval = 10
@@ -55,9 +59,9 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
         var logger = Logger(label: "coremotion.daemon-connection")
         logger[metadataKey: "socket"] = "\(socketPath)"
         self.logger = logger
-        currentWelcome = DaemonWelcome(
+        state = NIOLockedValueBox(State(currentWelcome: DaemonWelcome(
             authorization: .notDetermined, appID: "", deviceName: "", sensors: [], referenceFrames: [],
-            absoluteAltitude: false, recorderAvailable: false, bufferCapacity: 0)
+            absoluteAltitude: false, recorderAvailable: false, bufferCapacity: 0)))
     }
 
     /// Connects to the daemon at `socketPath` and completes the handshake.
@@ -86,40 +90,35 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
 
     /// The welcome of the current connection.
     public var welcome: DaemonWelcome {
-        lock.lock()
-        defer { lock.unlock() }
-        return currentWelcome
+        state.withLockedValue { $0.currentWelcome }
     }
 
     /// Whether a connection to the daemon is up now.
     public var isConnected: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return channel != nil
+        state.withLockedValue { $0.channel != nil }
     }
 
     /// Values the daemon dropped for this process so far (all streams).
     public var droppedCount: UInt64 {
-        lock.lock()
-        defer { lock.unlock() }
-        return droppedTotal
+        state.withLockedValue { $0.droppedTotal }
     }
 
     /// Closes the connection for good (no reconnection).
     public func close() {
-        lock.lock()
-        isClosed = true
-        let channel = self.channel
-        self.channel = nil
-        let waiting = pending
-        pending = [:]
-        lock.unlock()
+        let (channel, waiting) = state.withLockedValue { state in
+            state.isClosed = true
+            let channel = state.channel
+            state.channel = nil
+            let waiting = state.pending
+            state.pending = [:]
+            return (channel, waiting)
+        }
         for (_, p) in waiting { p.complete(.failure(.serviceUnavailable("the connection was closed"))) }
         channel?.close(promise: nil)
     }
 
     deinit {
-        channel?.close(promise: nil)
+        state.withLockedValue { $0.channel }?.close(promise: nil)
     }
 
     // MARK: Handshake and reconnection
@@ -127,10 +126,10 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
     private func establish() throws {
         let loop = group.next()
         let promise = loop.makePromise(of: DaemonWelcome.self)
-        lock.lock()
-        generation += 1
-        let generation = self.generation
-        lock.unlock()
+        let generation = state.withLockedValue { state in
+            state.generation += 1
+            return state.generation
+        }
         let handler = ConnectionHandler(connection: self, generation: generation, welcome: promise)
         let channel: any Channel
         do {
@@ -166,42 +165,41 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
             timeout.cancel()
             channel.close(promise: nil)
             logger.notice("coremotiond: this app is restricted by the administrator's policy: \(refusal.reason)")
-            lock.lock()
-            isClosed = true
-            restriction = refusal.reason
-            currentWelcome = DaemonWelcome(
-                authorization: .restricted, appID: appHint, deviceName: "coremotiond (restricted)", sensors: [], referenceFrames: [],
-                absoluteAltitude: false, recorderAvailable: false, bufferCapacity: 0)
-            lock.unlock()
+            let appHint = self.appHint
+            state.withLockedValue { state in
+                state.isClosed = true
+                state.restriction = refusal.reason
+                state.currentWelcome = DaemonWelcome(
+                    authorization: .restricted, appID: appHint, deviceName: "coremotiond (restricted)", sensors: [], referenceFrames: [],
+                    absoluteAltitude: false, recorderAvailable: false, bufferCapacity: 0)
+            }
             return
         } catch {
             channel.close(promise: nil)
             if let error = error as? MotionProviderError { throw error }
             throw MotionProviderError.serviceUnavailable("coremotiond at \(socketPath): \(error)")
         }
-        lock.lock()
-        self.channel = channel
-        currentWelcome = welcome
-        let toResubscribe = Array(streams.values)
-        lock.unlock()
+        let toResubscribe = state.withLockedValue { state in
+            state.channel = channel
+            state.currentWelcome = welcome
+            return Array(state.streams.values)
+        }
         for entry in toResubscribe.sorted(by: { $0.id < $1.id }) { send(entry.subscribe(entry.id)) }
     }
 
     /// The channel of `generation` closed.
     fileprivate func connectionLost(generation: Int, reason: String) {
-        lock.lock()
-        guard generation == self.generation, channel != nil || !isReconnecting else {
-            lock.unlock()
-            return
+        let taken = state.withLockedValue { state -> (waiting: [UInt32: PendingRequest], startReconnecting: Bool, open: [StreamEntry])? in
+            guard generation == state.generation, state.channel != nil || !state.isReconnecting else { return nil }
+            state.channel = nil
+            let waiting = state.pending
+            state.pending = [:]
+            let closed = state.isClosed
+            let startReconnecting = !closed && !state.isReconnecting
+            if startReconnecting { state.isReconnecting = true }
+            return (waiting, startReconnecting, Array(state.streams.values))
         }
-        channel = nil
-        let waiting = pending
-        pending = [:]
-        let closed = isClosed
-        let startReconnecting = !closed && !isReconnecting
-        if startReconnecting { isReconnecting = true }
-        let open = Array(streams.values)
-        lock.unlock()
+        guard case let (waiting, startReconnecting, open)? = taken else { return }
         for (_, p) in waiting { p.complete(.failure(.serviceUnavailable("coremotiond went away: \(reason)"))) }
         for entry in open { entry.lost?() }
         guard startReconnecting else { return }
@@ -213,16 +211,14 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
         var delay = 0.25
         while true {
             Thread.sleep(forTimeInterval: delay)
-            lock.lock()
-            let closed = isClosed
-            lock.unlock()
+            let closed = state.withLockedValue { $0.isClosed }
             if closed { return }
             do {
                 try establish()
-                lock.lock()
-                isReconnecting = false
-                let count = streams.count
-                lock.unlock()
+                let count = state.withLockedValue { state in
+                    state.isReconnecting = false
+                    return state.streams.count
+                }
                 logger.notice("reconnected to coremotiond; \(count) stream(s) resumed")
                 return
             } catch {
@@ -238,24 +234,23 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
         case .welcome:
             break  // only during the handshake (handled by the handler)
         case .samples(let stream, let values):
-            lock.lock()
-            let entry = streams[stream]
-            lock.unlock()
+            let entry = state.withLockedValue { $0.streams[stream] }
             guard let entry else { return }  // a stream just cancelled
             for value in values { entry.deliver(value) }
         case .dropped(let stream, let count):
-            lock.lock()
-            droppedTotal += count
-            let entry = streams[stream]
-            lock.unlock()
+            let entry = state.withLockedValue { state in
+                state.droppedTotal += count
+                return state.streams[stream]
+            }
             entry?.reportDropped(count, logger: logger)
         case .reply(let request, let reply):
-            lock.lock()
-            let waiting = pending[request]
             let final: Bool
             if case .recorded(_, let more) = reply { final = !more } else { final = true }
-            if final { pending[request] = nil }
-            lock.unlock()
+            let waiting = state.withLockedValue { state in
+                let waiting = state.pending[request]
+                if final { state.pending[request] = nil }
+                return waiting
+            }
             waiting?.take(reply, final: final)
         case .event(let event):
             handle(event)
@@ -268,26 +263,20 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
         switch event {
         case .sensorLost(let sensor, let reason):
             logger.warning("\(sensor) lost: \(reason)")
-            lock.lock()
-            currentWelcome.sensors.removeAll { $0.kind == sensor }
-            lock.unlock()
+            state.withLockedValue { $0.currentWelcome.sensors.removeAll { $0.kind == sensor } }
         case .sensorReturned(let description):
             logger.notice("\(description.kind) is back")
-            lock.lock()
-            currentWelcome.sensors.removeAll { $0.kind == description.kind }
-            currentWelcome.sensors.append(description)
-            lock.unlock()
+            state.withLockedValue { state in
+                state.currentWelcome.sensors.removeAll { $0.kind == description.kind }
+                state.currentWelcome.sensors.append(description)
+            }
         case .endOfData:
             logger.debug("the daemon's device reached the end of its data")
         case .authorizationChanged(let status):
             logger.notice("authorization for \(appHint) is now \(status)")
-            lock.lock()
-            currentWelcome.authorization = status
-            lock.unlock()
+            state.withLockedValue { $0.currentWelcome.authorization = status }
         case .streamEnded(let stream, let reason):
-            lock.lock()
-            let entry = streams.removeValue(forKey: stream)
-            lock.unlock()
+            let entry = state.withLockedValue { $0.streams.removeValue(forKey: stream) }
             if let entry { logger.warning("coremotiond ended the \(entry.label) stream: \(reason)") }
         }
     }
@@ -295,9 +284,7 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
     // MARK: Outbound
 
     private func send(_ message: ClientMessage) {
-        lock.lock()
-        let channel = self.channel
-        lock.unlock()
+        let channel = state.withLockedValue { $0.channel }
         channel?.writeAndFlush(ByteBuffer(bytes: message.encoded), promise: nil)
     }
 
@@ -305,20 +292,19 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
         label: String, interval: TimeInterval, subscribe: @escaping @Sendable (UInt32) -> ClientMessage,
         deliver: @escaping @Sendable (StreamValue) -> Void, lost: (@Sendable () -> Void)? = nil
     ) -> any MotionSubscription {
-        lock.lock()
-        let id = nextStream
-        nextStream = nextStream == UInt32.max ? 1 : nextStream + 1
-        let entry = StreamEntry(id: id, label: label, subscribe: subscribe, deliver: deliver, lost: lost)
-        streams[id] = entry
-        lock.unlock()
+        let id = state.withLockedValue { state in
+            let id = state.nextStream
+            state.nextStream = state.nextStream == UInt32.max ? 1 : state.nextStream + 1
+            let entry = StreamEntry(id: id, label: label, subscribe: subscribe, deliver: deliver, lost: lost)
+            state.streams[id] = entry
+            return id
+        }
         send(subscribe(id))
         return CancellableStream(interval: interval) { [weak self] in self?.closeStream(id) }
     }
 
     private func closeStream(_ id: UInt32) {
-        lock.lock()
-        let existed = streams.removeValue(forKey: id) != nil
-        lock.unlock()
+        let existed = state.withLockedValue { $0.streams.removeValue(forKey: id) != nil }
         if existed { send(.unsubscribe(stream: id)) }
     }
 
@@ -328,22 +314,20 @@ public final class DaemonConnection: MotionProvider, @unchecked Sendable {
             throw MotionProviderError.serviceUnavailable("a query cannot wait on the connection's own thread")
         }
         let waiting = PendingRequest()
-        lock.lock()
-        let id = nextRequest
-        nextRequest = nextRequest == UInt32.max ? 1 : nextRequest + 1
-        let channel = self.channel
-        if channel != nil { pending[id] = waiting }
-        let restriction = self.restriction
-        lock.unlock()
+        let (id, channel, restriction) = state.withLockedValue { state in
+            let id = state.nextRequest
+            state.nextRequest = state.nextRequest == UInt32.max ? 1 : state.nextRequest + 1
+            let channel = state.channel
+            if channel != nil { state.pending[id] = waiting }
+            return (id, channel, state.restriction)
+        }
         if let restriction { throw MotionProviderError.notAuthorized(.restricted, restriction) }
         guard let channel else {
             throw MotionProviderError.serviceUnavailable("coremotiond at \(socketPath) is not connected (reconnecting)")
         }
         channel.writeAndFlush(ByteBuffer(bytes: make(id).encoded), promise: nil)
         guard let result = waiting.wait(timeout: Self.requestTimeout) else {
-            lock.lock()
-            pending[id] = nil
-            lock.unlock()
+            state.withLockedValue { $0.pending[id] = nil }
             throw MotionProviderError.serviceUnavailable("coremotiond did not answer within \(Int(Self.requestTimeout)) s")
         }
         let reply = try result.get()
@@ -517,16 +501,15 @@ public struct DaemonRequestError: Error, Sendable, CustomStringConvertible {
 }
 
 /// One stream of the connection: how to subscribe it again after a reconnection, and where its values go.
-private final class StreamEntry: @unchecked Sendable {
+private final class StreamEntry: Sendable {
     let id: UInt32
     let label: String
     let subscribe: @Sendable (UInt32) -> ClientMessage
     let deliver: @Sendable (StreamValue) -> Void
     /// What the stream's receiver hears when the daemon goes away, if anything.
     let lost: (@Sendable () -> Void)?
-    private let lock = NSLock()
-    private var unreported: UInt64 = 0
-    private var lastReport = -Double.infinity
+    /// Drops not logged yet, and when drops were last logged.
+    private let drops = NIOLockedValueBox((unreported: UInt64(0), lastReport: -Double.infinity))
 
     init(
         id: UInt32, label: String, subscribe: @escaping @Sendable (UInt32) -> ClientMessage,
@@ -541,17 +524,16 @@ private final class StreamEntry: @unchecked Sendable {
 
     /// Logs drops at most once a second.
     func reportDropped(_ count: UInt64, logger: Logger) {
-        lock.lock()
-        unreported += count
         let now = ProcessInfo.processInfo.systemUptime
-        guard now - lastReport >= 1 else {
-            lock.unlock()
-            return
+        let report = drops.withLockedValue { drops -> UInt64? in
+            drops.unreported += count
+            guard now - drops.lastReport >= 1 else { return nil }
+            drops.lastReport = now
+            let total = drops.unreported
+            drops.unreported = 0
+            return total
         }
-        lastReport = now
-        let total = unreported
-        unreported = 0
-        lock.unlock()
+        guard let total = report else { return }
         logger.warning(
             "coremotiond dropped \(total) \(label) value(s) for this process: it did not read its socket fast enough (the oldest are dropped first)")
     }
@@ -559,6 +541,7 @@ private final class StreamEntry: @unchecked Sendable {
 
 /// A query waiting for its reply.
 private final class PendingRequest: @unchecked Sendable {
+    // @unchecked: waits on an NSCondition (Mutex has no condition variable); every field is guarded by it.
     private let condition = NSCondition()
     private var result: Result<Reply, MotionProviderError>?
     private var pages: [RecordedAccelerometerSample] = []
@@ -595,6 +578,7 @@ private final class PendingRequest: @unchecked Sendable {
 
 /// The connection's end of the channel pipeline.
 private final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
+    // @unchecked: a NIO handler; handshakeDone is touched only on its channel's event loop.
     typealias InboundIn = DaemonMessage
 
     private weak var connection: DaemonConnection?

@@ -3,7 +3,7 @@ import Foundation
 /// The bytes of one text file (or archive member) being read, with its name for messages.
 ///
 /// Readers parse straight from these bytes: no `String` is made per line or per field.
-final class TextFile: @unchecked Sendable {
+final class TextFile: Sendable {
     /// File name or `archive#member` path, used in errors and notices.
     let name: String
     /// The file's bytes, without a leading UTF-8 byte-order mark.

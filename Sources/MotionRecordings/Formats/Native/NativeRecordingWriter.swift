@@ -16,6 +16,7 @@ import Foundation
 /// to the file, ``close()`` flushes and closes (also done when the writer is released).
 /// It is safe to append from several threads (appends are serialised).
 public final class NativeRecordingWriter: @unchecked Sendable {
+    // @unchecked: NSLock held across the FileHandle writes, so that appends from several threads reach the file in order.
     /// The file being written.
     public let url: URL
     /// Subtracted from every appended sample's time, seconds (e.g. the clock time when recording began).

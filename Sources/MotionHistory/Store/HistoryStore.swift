@@ -491,6 +491,7 @@ struct PendingRecords {
 /// without leeway wakes the dispatch manager thread and one worker per tick (2 context switches); the
 /// `asyncAfter` chain it replaces cost 4 (re-arming each time, and a leeway that wakes the manager twice).
 final class FlushTick: @unchecked Sendable {
+    // @unchecked: holds a DispatchSourceTimer (not Sendable) whose resume/cancel must run under the lock with the flags.
     private let timer: any DispatchSourceTimer
     private let lock = NSLock()
     private var started = false

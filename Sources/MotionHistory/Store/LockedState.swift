@@ -6,6 +6,7 @@ import Foundation
 /// understands pthread locking, whereas the standard library's futex-based `Mutex` is not instrumented
 /// and makes every guarded access look like a race in sanitized test runs.
 final class LockedState<Value>: @unchecked Sendable {
+    // @unchecked: NSLock guards `value` (see above: the thread sanitizer sees NSLock, not Mutex's futex path).
     private let lock = NSLock()
     private var value: Value
 

@@ -53,6 +53,7 @@ struct IIODeviceIdentity: Sendable, Hashable {
 /// One capture thread for one IIO device: sets rates, captures buffered or polled, converts and
 /// delivers, and survives the device going away and coming back.
 final class IIOCaptureSession: @unchecked Sendable {
+    // @unchecked: its state is guarded by an NSLock plus an NSCondition (finishedCondition) waited on; Mutex has no condition variable.
     /// Stable name of the device group (its directory at discovery).
     let group: String
     let kinds: [SensorKind]

@@ -22,6 +22,7 @@ import Musl
 /// (bmp280) has none of these. Devices are numbered as the kernel numbers them (lowest free N), and
 /// ``makeUnreadable(_:_:)``, ``remove(_:)`` and ``unplug(_:)`` give the failures a real tree gives.
 public final class IIOFakeTree: @unchecked Sendable {
+    // @unchecked: NSLock-guarded state, not Mutex: the thread sanitizer CI runs cannot see Mutex's contended (futex) path.
     /// What stands in for `/dev/iio:deviceN`.
     public enum NodeKind: String, Sendable, CaseIterable {
         case fifo, file

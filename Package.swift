@@ -171,6 +171,7 @@ let package = Package(
                 "MotionService", "MotionDevices", "MotionProtocol", "MotionAuthorization", "MotionClient", "MotionSamples",
                 "MotionHistory",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 withDevices("ServiceLifecycle", "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -185,6 +186,7 @@ let package = Package(
             dependencies: [
                 "MotionClient", "MotionProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -228,6 +230,7 @@ let package = Package(
                 "MotionSamples",  // LogSafeText: a peer's Host or Origin reaches the log escaped
                 withDevices("Hummingbird", "hummingbird"),
                 withDevices("HummingbirdWebSocket", "hummingbird-websocket"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -54,6 +54,7 @@ PRODUCTS = {
     ("grdb.swift", "GRDB"): {"GRDB"},
     ("swift-nio", "NIOCore"): {"NIOCore"},
     ("swift-nio", "NIOPosix"): {"NIOPosix"},
+    ("swift-nio", "NIOConcurrencyHelpers"): {"NIOConcurrencyHelpers"},
     ("swift-nio", "NIOHTTP1"): {"NIOHTTP1"},
     ("swift-nio", "NIOWebSocket"): {"NIOWebSocket"},
     ("swift-nio-extras", "NIOHTTPTypes"): {"NIOHTTPTypes"},

@@ -39,8 +39,8 @@ public final class MotionTestHarness: @unchecked Sendable {
     public let clock: VirtualClock
     /// The service the harness installs.
     public let service: MotionService
-    /// The client interface over ``service`` that the API talks to while the harness is installed.
-    public let provider: LocalMotionProvider
+    /// The client interface the API talks to while the harness is installed: ``service`` itself.
+    public var provider: any MotionProvider { service }
 
     /// A harness on any device that stamps its samples on `clock`, with headphones beside it if given (for
     /// `CMHeadphoneMotionManager` and `CMHeadphoneActivityManager`). Pedometer, activity and sensor-recorder
@@ -48,7 +48,6 @@ public final class MotionTestHarness: @unchecked Sendable {
     public init(device: any MotionDevice, clock: VirtualClock, headphones: (any HeadphoneDevice)? = nil) {
         self.clock = clock
         self.service = MotionService(device: device, history: .inMemory, headphones: headphones)
-        self.provider = LocalMotionProvider(service: service)
     }
 
     /// A harness around a service made by the caller (for a device specification or history location
@@ -56,7 +55,6 @@ public final class MotionTestHarness: @unchecked Sendable {
     public init(service: MotionService, clock: VirtualClock) {
         self.clock = clock
         self.service = service
-        self.provider = LocalMotionProvider(service: service)
     }
 
     /// A harness that replays `recording` from the current virtual time.

@@ -289,8 +289,7 @@ struct HeadphoneMotionTests {
         let clock = VirtualClock()
         let headphones = ScheduledHeadphoneDevice(
             name: "sim", timeline: try HeadphoneSimulation(scene: HeadphoneSceneCatalog.scene(named: "head-nod")).timeline(), clock: clock)
-        let service = MotionService(device: NoDevice(clock: clock), history: .inMemory, headphones: headphones)
-        let provider = LocalMotionProvider(service: service, authorization: .denied)
+        let provider = MotionService(device: NoDevice(clock: clock), history: .inMemory, headphones: headphones, authorization: .denied)
         let errors = Recorder<Int>()
         let probe = HeadphoneDelegateProbe()
         MotionProviderOverride.with(provider) {
@@ -305,7 +304,7 @@ struct HeadphoneMotionTests {
             m.startConnectionStatusUpdates()
             clock.advance(by: 1)
             queue.waitUntilAllOperationsAreFinished()
-            #expect(service.deliveries.waitUntilDelivered())
+            #expect(provider.deliveries.waitUntilDelivered())
         }
         #expect(errors.all == [Int(CMErrorNotAuthorized.rawValue)])
         #expect(probe.calls.all.isEmpty)

@@ -23,7 +23,7 @@ struct DaemonThroughTheAPITests {
         (explicit as? DaemonConnection)?.close()
         let missing = daemon.folder.appendingPathComponent("nobody.sock").path
         let fallback = try MotionProviders.makeFromEnvironment(["COREMOTION_SOCKET": missing, "COREMOTION_DEVICE": "auto"])
-        #expect(fallback is LocalMotionProvider)
+        #expect(fallback is MotionService)
         #expect(throws: MotionProviderError.self) {
             _ = try MotionProviders.makeFromEnvironment(["COREMOTION_DEVICE": "service:\(missing)"])
         }

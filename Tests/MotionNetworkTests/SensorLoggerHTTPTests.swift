@@ -169,7 +169,7 @@ struct SensorLoggerHTTPTests {
         let start = rig.clock.now
         let writer = try NativeRecordingWriter(url: url, metadata: RecordingMetadata(format: "coremotion record", source: "sensorlogger"), timeOrigin: start)
         let delivered = PushCollector(clock: rig.clock)
-        var subscriptions: [SensorSubscription] = []
+        var subscriptions: [any MotionSubscription] = []
         // The first push makes the sensors known (as the device's wait at start does).
         let phone = SyntheticPhone(platform: .ios)
         rig.push(phone, 0)
@@ -182,7 +182,7 @@ struct SensorLoggerHTTPTests {
         }
         for k in 1..<20 { rig.push(phone, k) }
         rig.clock.advance(by: 1)
-        for s in subscriptions { service.cancel(s) }
+        for s in subscriptions { s.cancel() }
         try writer.close()
         let recording = try RecordingReader.read(url.path)
         let live = delivered.samples

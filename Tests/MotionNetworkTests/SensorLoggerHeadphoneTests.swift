@@ -127,8 +127,8 @@ extension SensorLoggerHTTPTests {
         })
         for k in 1..<12 { rig.push(phone, k) }
         rig.clock.advance(by: 1)
-        service.cancel(subscription)
-        service.cancel(phoneSubscription)
+        subscription.cancel()
+        phoneSubscription.cancel()
         try writer.close()
         let delivered = live.all
         #expect(delivered.count > 100)
@@ -152,7 +152,7 @@ extension SensorLoggerHTTPTests {
         let replayed = LockedList<HeadphoneMotionSample>()
         let replaySubscription = try #require(replayService.subscribeHeadphoneMotion { replayed.append($0) })
         replayClock.advance(by: 5)
-        replayService.cancel(replaySubscription)
+        replaySubscription.cancel()
         let again = replayed.all
         #expect(again.count == delivered.count)
         // The replay anchors again at its first sample, whose twist is at most rounding (|q.z| < 1e-12).

@@ -45,9 +45,9 @@ private final class WideRangeIMU: MotionDevice, @unchecked Sendable {
         #expect(device.rates == [.accelerometer: 100, .gyroscope: 100])
         let fast = try #require(service.subscribeDeviceMotion(frame: .xArbitraryZVertical, interval: 1.0 / 400) { _ in })
         #expect(device.rates == [.accelerometer: 400, .gyroscope: 400])
-        service.cancel(fast)
+        fast.cancel()
         #expect(device.rates == [.accelerometer: 100, .gyroscope: 100])
-        service.cancel(slow)
+        slow.cancel()
         #expect(device.rates.isEmpty)
     }
 }

@@ -96,8 +96,8 @@ struct HeadphoneServiceTests {
         let motion = try #require(service.subscribeHeadphoneMotion { log.motion($0) })
         let start = clock.now
         clock.advance(by: 14)
-        service.cancel(motion)
-        service.cancel(connection)
+        motion.cancel()
+        connection.cancel()
         #expect(log.states.map(\.isConnected) == [false, true])
         let samples = log.samples
         #expect(samples.count > 1300)
@@ -123,7 +123,7 @@ struct HeadphoneServiceTests {
             let log = HeadphoneLog()
             let s = try #require(service.subscribeHeadphoneActivity { log.activity($0) })
             clock.advance(by: seconds)
-            service.cancel(s)
+            s.cancel()
             return log.activities.map(\.flags)
         }
         let walk = try reports("walk-head-turns", seconds: 28)

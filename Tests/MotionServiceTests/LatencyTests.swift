@@ -79,9 +79,9 @@ struct LatencyTests {
         #expect(service.activeMaximumLatency(.accelerometer) == 1)
         #expect(background.maximumLatency == 1)
 
-        // A live stream (the existing signature: latency 0) brings the latency down with the same call.
+        // A live stream (the client interface's call: latency 0) brings the latency down at once.
         let live = try #require(service.subscribe(to: .accelerometer, interval: 0.01) { _ in })
-        #expect(live.maximumLatency == 0)
+        #expect(service.activeMaximumLatency(.accelerometer) == 0)
         #expect(device.last == .init(rates: [.accelerometer: 100], latency: [.accelerometer: 0]))
 
         // Another background subscriber of another sensor: each sensor has its own latency.
@@ -89,7 +89,7 @@ struct LatencyTests {
         #expect(device.last?.latency == [.accelerometer: 0, .gyroscope: 0.5])
 
         // The live stream ends: back to the background latency.
-        service.cancel(live)
+        live.cancel()
         #expect(device.last == .init(rates: [.accelerometer: 50, .gyroscope: 50], latency: [.accelerometer: 1, .gyroscope: 0.5]))
         service.cancel(gyro)
         service.cancel(background)
@@ -112,7 +112,7 @@ struct LatencyTests {
         let device = RecordingDevice()
         let service = MotionService(device: device, history: .inMemory)
         service.startPedometerRecording()
-        #expect(service.startActivityRecording())
+        service.startActivityRecording()
         try service.recordAccelerometer(forDuration: 60)
         let background = MotionService.backgroundLatency
         #expect(background >= 0.5 && background <= 1)
@@ -121,10 +121,10 @@ struct LatencyTests {
         // Pedometer 100 Hz, activity and recorder 50 Hz; the pedometer's rhythm test 50 Hz; floors 1 Hz.
         #expect(request.rates == [.accelerometer: 100, .gyroscope: 50, .barometer: 1])
 
-        let altitude = try #require(service.startAltitudeUpdates(absolute: false) { _ in })
+        let altitude = try #require(service.subscribeAltitude(absolute: false) { _ in })
         #expect(device.last?.latency[.barometer] == 0)
         #expect(device.last?.rates[.barometer] == 10)
-        service.stopAltitudeUpdates(altitude)
+        altitude.cancel()
         #expect(device.last?.latency[.barometer] == background)
     }
 

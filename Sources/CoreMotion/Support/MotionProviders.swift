@@ -65,7 +65,7 @@ enum MotionProviders {
         let service = MotionService(
             device: selection.device, keepsCalibration: selection.isMachineHardware, headphones: selection.headphones)
         service.takeLocation(fromEnvironment: environment)
-        return LocalMotionProvider(service: service)
+        return service
         #else
         throw ProviderChoiceError(
             value: value,

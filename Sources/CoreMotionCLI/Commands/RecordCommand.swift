@@ -88,7 +88,7 @@ struct RecordCommand: ParsableCommand {
         }
         let writer = try NativeRecordingWriter(url: URL(fileURLWithPath: output), metadata: metadata, timeOrigin: start)
         let counter = RecordCounter()
-        var subscriptions: [SensorSubscription] = []
+        var subscriptions: [any MotionSubscription] = []
         for kind in available {
             let interval = rate.map { 1 / $0 } ?? 0
             if let s = service.subscribe(to: kind, interval: interval, receive: { sample in
@@ -120,8 +120,8 @@ struct RecordCommand: ParsableCommand {
             if counter.failure != nil { break }
             if !json && duration != nil { progress.update(elapsed, detail: counter.line) }
         }
-        for s in subscriptions { service.cancel(s) }
-        if let headphoneSubscription { service.cancel(headphoneSubscription) }
+        for s in subscriptions { s.cancel() }
+        headphoneSubscription?.cancel()
         // Apple's outputs the phone sent during the recording: reference data, as the readers keep them.
         if let phone {
             try writer.append(reference: phone.referenceData(from: start, to: clock.now).shifted(by: -start))

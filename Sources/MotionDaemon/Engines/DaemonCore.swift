@@ -9,15 +9,14 @@ import NIOConcurrencyHelpers
 /// The heart of `coremotiond`: one ``MotionService`` that owns the device and runs the engines once, the
 /// always-on recording, the authorization, and the registry of connected clients.
 ///
-/// Each client's streams are subscriptions of an in-process ``LocalMotionProvider`` over that one service,
+/// Each client's streams are subscriptions of that one service (its ``MotionClient/MotionProvider`` methods),
 /// so the device runs at the fastest rate any client or the recorder asks for, the fusion runs once per
 /// sample for every client (each with its own frame and interval), and no client changes another's stream.
 public final class DaemonCore: Sendable {
     public let configuration: DaemonConfiguration
-    /// The service that owns the device.
+    /// The service that owns the device; sessions subscribe through its client interface
+    /// (`authorizationStatus()` is `.authorized`: the daemon decides per client before a request reaches it).
     public let service: MotionService
-    /// The client interface over ``service`` that sessions subscribe through.
-    public let provider: LocalMotionProvider
     public let authorizer: any ClientAuthorizer
     public let logger: Logger
     /// When the daemon started (wall clock).
@@ -73,14 +72,13 @@ public final class DaemonCore: Sendable {
             device: device, keepsCalibration: configuration.device.isMachineHardware,
             history: .file(URL(fileURLWithPath: configuration.historyPath)),
             historySettings: HistorySettings(damagedFilePolicy: .moveAside, queriesEveryDevice: true, observer: { notice in observer.take(notice) }),
-            headphones: headphones)
+            headphones: headphones, authorization: .authorized)
         do {
             service.location = try GeographicLocation.fromEnvironment()
         } catch {
             logger.warning("\(error); true north is unavailable")
         }
         self.service = service
-        self.provider = LocalMotionProvider(service: service, authorization: .authorized)
         observer.core = self
         service.observeDeviceEvents { [weak self] event in self?.broadcast(event) }
     }

@@ -356,7 +356,7 @@ final class ClientSession: ChannelDuplexHandler, @unchecked Sendable {
             return
         }
         logger.info("client connected: \(describe(identity)), \(status)")
-        let provider = core.provider
+        let provider: any MotionProvider = core.service
         let welcome = DaemonWelcome(
             authorization: status, appID: identity.appID, deviceName: provider.deviceName,
             sensors: SensorKind.allCases.compactMap(provider.sensorDescription), referenceFrames: provider.availableReferenceFrames,
@@ -386,7 +386,7 @@ final class ClientSession: ChannelDuplexHandler, @unchecked Sendable {
 
     private func open(
         _ stream: UInt32, label: String, interval: TimeInterval, needs: Need,
-        subscribe: (LocalMotionProvider, @escaping @Sendable (StreamValue) -> Void) -> (any MotionSubscription)?
+        subscribe: (MotionService, @escaping @Sendable (StreamValue) -> Void) -> (any MotionSubscription)?
     ) {
         lock.lock()
         let status = self.status
@@ -403,8 +403,8 @@ final class ClientSession: ChannelDuplexHandler, @unchecked Sendable {
             send(.event(.streamEnded(stream: stream, reason: "at most \(core.configuration.maximumStreamsPerClient) streams per client")))
             return
         }
-        guard let outbox, let subscription = subscribe(core.provider, { value in outbox.push(value, stream: stream) }) else {
-            send(.event(.streamEnded(stream: stream, reason: "\(label) is not available on \(core.provider.deviceName)")))
+        guard let outbox, let subscription = subscribe(core.service, { value in outbox.push(value, stream: stream) }) else {
+            send(.event(.streamEnded(stream: stream, reason: "\(label) is not available on \(core.service.deviceName)")))
             return
         }
         lock.lock()
@@ -496,14 +496,14 @@ final class ClientSession: ChannelDuplexHandler, @unchecked Sendable {
     }
 
     /// Runs a history request (on ``work``) if this client may read history.
-    private func history(_ request: UInt32, done: @escaping @Sendable () -> Void, _ body: (LocalMotionProvider) throws -> Reply) {
+    private func history(_ request: UInt32, done: @escaping @Sendable () -> Void, _ body: (MotionService) throws -> Reply) {
         if let refusal = historyRefusal("motion history") {
             send(.reply(request: request, refusal), written: done)
             return
         }
         let reply: Reply
         do {
-            reply = try body(core.provider)
+            reply = try body(core.service)
         } catch {
             reply = Self.errorReply(error, status: currentStatus)
         }
@@ -519,7 +519,7 @@ final class ClientSession: ChannelDuplexHandler, @unchecked Sendable {
         }
         let samples: [RecordedAccelerometerSample]
         do {
-            samples = try core.provider.recordedAccelerometer(from: from, to: to)
+            samples = try core.service.recordedAccelerometer(from: from, to: to)
         } catch {
             send(.reply(request: request, Self.errorReply(error, status: currentStatus)), written: done)
             return

@@ -3,7 +3,7 @@ import MotionEngine
 import MotionHistory
 
 /// A live activity client.
-public final class ActivityClient: @unchecked Sendable {
+final class ActivityClient: Sendable {
     let receive: @Sendable (ActivityReport) -> Void
     init(receive: @escaping @Sendable (ActivityReport) -> Void) { self.receive = receive }
 }
@@ -126,19 +126,19 @@ extension MotionService {
         return r
     }
 
-    /// Starts recording activity history for as long as the process runs. Returns false when activity
-    /// cannot be recognised on this device.
-    @discardableResult
-    public func startActivityRecording() -> Bool { activityRecorder.start() }
-
-    /// Starts live activity updates; `receive` runs under the service's lock (or at once with the
-    /// current state).
-    public func startActivityUpdates(_ receive: @escaping @Sendable (ActivityReport) -> Void) -> ActivityClient? {
-        activityRecorder.addClient(receive)
+    /// Starts recording activity history for as long as the process runs; nothing without an accelerometer
+    /// (or when the model cannot be loaded, which is logged).
+    public func startActivityRecording() {
+        if has(.accelerometer) { _ = activityRecorder.start() }
     }
 
-    /// Ends live activity updates.
-    public func stopActivityUpdates(_ client: ActivityClient) { activityRecorder.removeClient(client) }
+    /// Live activity: the current state first (when known, at once), then changes; `receive` runs under the
+    /// service's lock. `nil` when activity cannot be recognised on this device.
+    public func subscribeActivity(receive: @escaping @Sendable (ActivityReport) -> Void) -> (any MotionSubscription)? {
+        let recorder = activityRecorder
+        guard let client = recorder.addClient(receive) else { return nil }
+        return CancellableStream(interval: 0) { recorder.removeClient(client) }
+    }
 
     /// The activity states of this device overlapping `[start, end]`; the first may begin before `start`.
     public func activityHistory(from start: Date, to end: Date) throws -> [ActivityReport] {

@@ -4,7 +4,8 @@ import MotionEngine
 /// A relative/absolute altitude stream for one client: its own altimeter engine fed by the barometer
 /// (and by the device's location fixes for absolute altitude from GNSS), so that each client's first
 /// update is its own zero.
-public final class AltimeterClient: @unchecked Sendable {
+// @unchecked: the engine runs only under the service's lock; the attachments change before the first sample and at stop.
+final class AltimeterClient: @unchecked Sendable {
     private var engine: AltimeterEngine
     private var subscription: SensorSubscription?
     private var locationSubscription: LocationSubscription?
@@ -91,13 +92,14 @@ extension MotionService {
         }
     }
 
-    /// Starts altitude updates from the barometer (one per barometer sample at the iPhone's cadence,
+    /// Altitude updates from the barometer (one per barometer sample at the iPhone's cadence,
     /// stamped with the sample's time); `receive` runs under the service's lock. With `absolute`, the
     /// updates carry absolute altitude from ``absoluteAltitudeReference()`` (GNSS fixes fused with the
-    /// barometer, or the environment's reference) once it is known. Returns `nil` without a barometer.
-    public func startAltitudeUpdates(
+    /// barometer, or the environment's reference) once it is known. Each stream has its own zero (its first
+    /// update). Returns `nil` without a barometer.
+    public func subscribeAltitude(
         absolute: Bool, receive: @escaping @Sendable (AltitudeValue) -> Void
-    ) -> AltimeterClient? {
+    ) -> (any MotionSubscription)? {
         guard has(.barometer) else { return nil }
         let reference = absolute ? absoluteAltitudeReference() : .none
         // The barometer runs at its fastest (interval 0): its period is known. A recording or scene
@@ -111,13 +113,12 @@ extension MotionService {
             // Fixes first: the last known one waits in the engine for the first barometer sample.
             client.attachLocation(subscribeLocation { [weak client] fix in client?.take(fix) })
         }
-        let s = subscribe(to: .barometer, interval: 0, everySample: true) { [weak client] sample in client?.take(sample) }
+        let s = subscribe(to: .barometer, interval: 0, maximumLatency: 0, everySample: true) { [weak client] sample in client?.take(sample) }
         client.attach(s)
-        return client
+        return CancellableStream(interval: 0) { [self] in stopAltitudeUpdates(client) }
     }
 
-    /// Stops altitude updates.
-    public func stopAltitudeUpdates(_ client: AltimeterClient) {
+    private func stopAltitudeUpdates(_ client: AltimeterClient) {
         if let s = client.attached { cancel(s) }
         if let l = client.attachedLocation { cancel(l) }
         client.attach(nil)

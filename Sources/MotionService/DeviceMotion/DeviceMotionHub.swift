@@ -2,11 +2,12 @@ import Foundation
 import MotionEngine
 
 /// One client of the fused device motion: its reference frame (with its own start yaw), its interval.
-public final class DeviceMotionSubscription: @unchecked Sendable {
+// @unchecked: `frame`, `decimator` and `reportedMovementNeed` change only under the hub's lock.
+final class DeviceMotionSubscription: @unchecked Sendable {
     weak var hub: DeviceMotionHub?
-    public let id: Int
+    let id: Int
     /// The clamped interval, seconds.
-    public let interval: TimeInterval
+    let interval: TimeInterval
     var frame: AttitudeFrame
     var decimator: Decimator
     let receive: @Sendable (DeviceMotionUpdate) -> Void
@@ -119,7 +120,7 @@ final class DeviceMotionHub: @unchecked Sendable {
         clientsLock.unlock()
         var list: [SensorSubscription] = []
         for sensor in [SensorKind.gyroscope, .accelerometer, .magnetometer] where service.has(sensor) {
-            if let s = service.subscribe(to: sensor, interval: interval, receive: { [weak self] sample in self?.fuse(sample) }) {
+            if let s = service.subscribe(to: sensor, interval: interval, maximumLatency: 0, receive: { [weak self] sample in self?.fuse(sample) }) {
                 list.append(s)
             }
         }

@@ -2,9 +2,6 @@ import Foundation
 import MotionEngine
 
 extension MotionService {
-    /// Whether device motion can be computed: the device needs an accelerometer and a gyroscope.
-    public var isDeviceMotionAvailable: Bool { has(.accelerometer) && has(.gyroscope) }
-
     /// The reference frames usable now: the arbitrary frame with an accelerometer and a gyroscope; the
     /// corrected and magnetic-north frames also with a magnetometer; true north also with a location
     /// (`COREMOTION_LOCATION`) for the declination.
@@ -32,23 +29,19 @@ extension MotionService {
     /// not available now.
     ///
     /// `receive` runs under the service's lock: it must be quick and must not call back into the
-    /// service.
+    /// service. Cancelling the stream ends the subscription; the fusion stops after the last one.
     public func subscribeDeviceMotion(
         frame: AttitudeReferenceFrame, interval: TimeInterval, receive: @escaping @Sendable (DeviceMotionUpdate) -> Void
-    ) -> DeviceMotionSubscription? {
+    ) -> (any MotionSubscription)? {
         guard availableReferenceFrames.contains(frame), let accelerometer = sensorDescription(.accelerometer) else { return nil }
         let declination = frame == .xTrueNorthZVertical ? (magneticDeclination() ?? 0) : 0
         let subscription = DeviceMotionSubscription(
             id: nextDeviceMotionID(), interval: clampInterval(interval, for: .accelerometer),
             devicePeriod: 1 / accelerometer.maximumRate, frame: AttitudeFrame(frame, declination: declination), receive: receive
         )
-        deviceMotionHub.add(subscription)
-        return subscription
-    }
-
-    /// Ends a device-motion subscription; the fusion stops after the last one.
-    public func cancel(_ subscription: DeviceMotionSubscription) {
-        deviceMotionHub.remove(subscription)
+        let hub = deviceMotionHub
+        hub.add(subscription)
+        return CancellableStream(interval: subscription.interval) { hub.remove(subscription) }
     }
 
     private func nextDeviceMotionID() -> Int {

@@ -4,7 +4,8 @@ import MotionEngine
 
 /// A client of the service's headphones: connection status, device motion (with its own start anchor) or
 /// activity.
-public final class HeadphoneSubscription: @unchecked Sendable {
+// @unchecked: `anchor` changes only under the hub's lock; the receiver is immutable.
+final class HeadphoneSubscription: @unchecked Sendable {
     enum Receiver {
         case connection(@Sendable (HeadphoneConnectionState) -> Void)
         case motion(@Sendable (HeadphoneMotionSample) -> Void)

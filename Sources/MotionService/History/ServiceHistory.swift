@@ -83,8 +83,6 @@ extension MotionService {
     /// The source queries read: this device's, or every device's (``HistorySettings/queriesEveryDevice``).
     public var historyQuerySource: String? { historySettings.queriesEveryDevice ? nil : historySource }
 
-    /// The wall-clock date of a device timestamp.
-    public func date(at time: TimeInterval) -> Date { clock.date(at: time) }
 }
 
 extension MotionService {

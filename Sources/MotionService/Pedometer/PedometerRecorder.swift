@@ -3,7 +3,8 @@ import MotionEngine
 import MotionHistory
 
 /// A live pedometer session: cumulative totals from its start date, reported to `receive`.
-public final class PedometerSession: @unchecked Sendable {
+// @unchecked: the running totals change only under the recorder's lock.
+final class PedometerSession: @unchecked Sendable {
     let start: Date
     var totals: PedometerTotals
     var lastStepTime: Double?
@@ -19,7 +20,7 @@ public final class PedometerSession: @unchecked Sendable {
 }
 
 /// A client of pause/resume events.
-public final class PedometerEventClient: @unchecked Sendable {
+final class PedometerEventClient: Sendable {
     let receive: @Sendable (PedometerPauseEvent) -> Void
     init(receive: @escaping @Sendable (PedometerPauseEvent) -> Void) { self.receive = receive }
 }
@@ -228,24 +229,28 @@ extension MotionService {
         return r
     }
 
-    /// Starts recording pedometer history (steps, floors, pauses) for as long as the process runs.
-    public func startPedometerRecording() { pedometerRecorder.start() }
-
-    /// Starts a live session cumulative from `start`; `receive` runs under the service's lock.
-    public func startPedometerSession(from start: Date, receive: @escaping @Sendable (PedometerTotals) -> Void) -> PedometerSession? {
-        pedometerRecorder.addSession(from: start, receive: receive)
+    /// Starts recording pedometer history (steps, floors, pauses) for as long as the process runs; nothing
+    /// without an accelerometer.
+    public func startPedometerRecording() {
+        if has(.accelerometer) { pedometerRecorder.start() }
     }
 
-    /// Ends a live session.
-    public func stopPedometerSession(_ session: PedometerSession) { pedometerRecorder.removeSession(session) }
-
-    /// Starts pause/resume events; `receive` runs under the service's lock.
-    public func startPedometerEvents(_ receive: @escaping @Sendable (PedometerPauseEvent) -> Void) -> PedometerEventClient {
-        pedometerRecorder.addEventClient(receive)
+    /// A live session cumulative from `start` (history before now included); `receive` runs under the
+    /// service's lock. `nil` without an accelerometer.
+    public func subscribePedometer(from start: Date, receive: @escaping @Sendable (PedometerTotals) -> Void) -> (any MotionSubscription)? {
+        guard has(.accelerometer) else { return nil }
+        let recorder = pedometerRecorder
+        guard let session = recorder.addSession(from: start, receive: receive) else { return nil }
+        return CancellableStream(interval: 0) { recorder.removeSession(session) }
     }
 
-    /// Ends pause/resume events.
-    public func stopPedometerEvents(_ client: PedometerEventClient) { pedometerRecorder.removeEventClient(client) }
+    /// Pause and resume events; `receive` runs under the service's lock. `nil` without an accelerometer.
+    public func subscribePedometerEvents(receive: @escaping @Sendable (PedometerPauseEvent) -> Void) -> (any MotionSubscription)? {
+        guard has(.accelerometer) else { return nil }
+        let recorder = pedometerRecorder
+        let client = recorder.addEventClient(receive)
+        return CancellableStream(interval: 0) { recorder.removeEventClient(client) }
+    }
 
     /// Totals over `[start, end)` from the history of this device.
     public func pedometerTotals(from start: Date, to end: Date) throws -> PedometerTotals {

@@ -6,9 +6,13 @@ import MotionHistory
 /// the sensors some client needs at the fastest rate any client asked for, and fans each sample out
 /// to the clients, decimated to each client's interval.
 ///
-/// Apps never see it: `CMMotionManager()` and friends talk to a ``MotionProvider``; in process that is a
-/// ``LocalMotionProvider`` over one of these (the device `COREMOTION_DEVICE` names, or a test's), and in
-/// `coremotiond` the daemon serves every client from one of these.
+/// It is the client interface served in process (``MotionProvider``): `CMMotionManager()` and friends talk
+/// to one of these directly when the app owns the device (the device `COREMOTION_DEVICE` names, or a
+/// test's), and in `coremotiond` the daemon serves every client's streams from one of these. The
+/// conformance (``MotionService/subscribe(to:interval:receive:)`` and the other `subscribe…` methods) hands
+/// out ``MotionClient/CancellableStream``s; the engines of the service itself use the richer
+/// ``subscribe(to:interval:maximumLatency:everySample:receive:)``.
+// @unchecked: every mutable field is guarded by one of the locks named beside it.
 public final class MotionService: @unchecked Sendable {
     /// The device all samples come from.
     public let device: any MotionDevice
@@ -64,11 +68,15 @@ public final class MotionService: @unchecked Sendable {
     ///     file aside and keeps going; the default fails and logs).
     ///   - headphones: the headphone source beside the device (`COREMOTION_HEADPHONE_DEVICE`), or `nil` for none;
     ///     it must stamp its events on the device's clock.
+    ///   - authorization: what ``authorizationStatus()`` reports; `nil` reads `COREMOTION_AUTHORIZATION` from
+    ///     the environment each time (default `.authorized`). `coremotiond` passes `.authorized`: it decides
+    ///     per client before a request reaches the service.
     public init(
         device: any MotionDevice, keepsCalibration: Bool = false, history: HistoryLocation? = nil,
         location: GeographicLocation? = nil, historySettings: HistorySettings = HistorySettings(),
-        headphones: (any HeadphoneDevice)? = nil
+        headphones: (any HeadphoneDevice)? = nil, authorization: AuthorizationStatus? = nil
     ) {
+        self.authorizationOverride = authorization
         self.device = device
         self.keepsCalibration = keepsCalibration
         self.headphones = headphones
@@ -81,6 +89,9 @@ public final class MotionService: @unchecked Sendable {
             file: keepsCalibration ? SensorCalibrationMemory.file(for: device.name, history: history) : nil
         )
     }
+
+    /// The fixed answer of ``authorizationStatus()``, or `nil` for the environment's.
+    let authorizationOverride: AuthorizationStatus?
 
     /// The gyroscope bias and magnetometer calibration kept between runs of the fusion.
     let calibrationMemory: SensorCalibrationMemory
@@ -120,30 +131,10 @@ public final class MotionService: @unchecked Sendable {
     // MARK: Sensors
 
     /// What the device offers for `sensor` now, or `nil` when it has no such sensor (or lost it).
+    /// (``MotionProvider/has(_:)``, ``MotionProvider/intervalRange(_:)`` and
+    /// ``MotionProvider/clampInterval(_:for:)`` follow from it.)
     public func sensorDescription(_ sensor: SensorKind) -> SensorDescription? {
         device.sensors[sensor]
-    }
-
-    /// Whether the device has `sensor` now.
-    public func has(_ sensor: SensorKind) -> Bool { device.sensors[sensor] != nil }
-
-    /// Shortest and longest update interval a client may ask for, seconds.
-    ///
-    /// The shortest is the device's fastest sample period; there is no longest of its own
-    /// (``longestUpdateInterval``: Apple bounds only the fast end, so an interval of 5 s gives one sample
-    /// every 5 s).
-    public func intervalRange(_ sensor: SensorKind) -> ClosedRange<TimeInterval>? {
-        guard let d = device.sensors[sensor] else { return nil }
-        let fastest = 1 / d.maximumRate
-        return fastest...max(fastest, longestUpdateInterval)
-    }
-
-    /// `requested` clamped into ``intervalRange(_:)``; NaN and negative values count as "fastest".
-    /// Without the sensor, the value is only made non-negative.
-    public func clampInterval(_ requested: TimeInterval, for sensor: SensorKind) -> TimeInterval {
-        let value = requested.isNaN ? 0 : max(0, requested)
-        guard let range = intervalRange(sensor) else { return value }
-        return min(max(value, range.lowerBound), range.upperBound)
     }
 
     /// How late the background engines accept their samples, seconds: the pedometer, activity
@@ -167,13 +158,14 @@ public final class MotionService: @unchecked Sendable {
     /// subscribers (``MotionDevice/run(_:maximumLatency:sink:events:)``).
     ///
     /// `receive` runs under the service's lock: it must be quick and must not call back into the
-    /// service (hand the sample to a ``QueueDelivery`` instead).
+    /// service (hand the sample to a ``QueueDelivery`` instead). An app's stream is
+    /// ``subscribe(to:interval:receive:)``, the same with latency 0.
     ///
     /// - Parameter everySample: pass every sample the device delivers, even one closer to the previous
     ///   than the device's period (the engines that follow a sensor's own cadence, such as the
     ///   altimeter, whose updates are the barometer's samples); the device runs at the rate `interval` asks.
     public func subscribe(
-        to sensor: SensorKind, interval: TimeInterval, maximumLatency: TimeInterval = 0, everySample: Bool = false,
+        to sensor: SensorKind, interval: TimeInterval, maximumLatency: TimeInterval, everySample: Bool = false,
         receive: @escaping @Sendable (SensorSample) -> Void
     ) -> SensorSubscription? {
         guard let description = device.sensors[sensor] else { return nil }
@@ -401,7 +393,8 @@ public final class MotionService: @unchecked Sendable {
     }
 }
 
-/// A subscription to one sensor's samples.
+/// A subscription to one sensor's samples (the service's engines; apps get a ``MotionClient/CancellableStream``).
+// @unchecked: `decimator` is mutated only under the service's lock; the rest is immutable.
 public final class SensorSubscription: @unchecked Sendable {
     public let id: Int
     public let sensor: SensorKind

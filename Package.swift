@@ -310,6 +310,8 @@ let package = Package(
                 "MotionDaemon", "MotionDaemonClient", "MotionService", "MotionDevices", "MotionProtocol", "MotionIIO",
                 "MotionRecordings", "MotionSimulator", "MotionAuthorization", "CoreMotion", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),

@@ -55,6 +55,7 @@ PRODUCTS = {
     ("swift-nio", "NIOCore"): {"NIOCore"},
     ("swift-nio", "NIOPosix"): {"NIOPosix"},
     ("swift-nio", "NIOConcurrencyHelpers"): {"NIOConcurrencyHelpers"},
+    ("swift-nio", "NIOEmbedded"): {"NIOEmbedded"},
     ("swift-nio", "NIOHTTP1"): {"NIOHTTP1"},
     ("swift-nio", "NIOWebSocket"): {"NIOWebSocket"},
     ("swift-nio-extras", "NIOHTTPTypes"): {"NIOHTTPTypes"},

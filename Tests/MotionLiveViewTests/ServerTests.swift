@@ -54,11 +54,17 @@ func withServer<T: Sendable>(
     // The server on a thread of its own: other suites' synchronous tests may hold every thread of the
     // cooperative pool (two on this machine) for seconds, and the server would not answer meanwhile.
     let task = Task(executorPreference: DedicatedThreadExecutor(name: "view server (test)")) {
+        // However the server ends (an error before it listened included), the wait for its port below ends.
+        defer { continuation.finish() }
         try await server.run { port in continuation.yield(port) }
     }
     defer { task.cancel() }
     var iterator = ports.makeAsyncIterator()
-    let port = try #require(await iterator.next())
+    guard let port = await iterator.next() else {
+        let outcome = await task.result
+        Issue.record("the view server ended before it listened: \(outcome)")
+        throw CancellationError()
+    }
     return try await body(port, server)
 }
 

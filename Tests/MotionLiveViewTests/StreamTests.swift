@@ -1,6 +1,7 @@
 import Foundation
 import MotionLiveView
 import MotionLiveViewProtocol
+import Synchronization
 import Testing
 
 @Suite("Decimation, messages and the fan-out")
@@ -74,20 +75,33 @@ struct StreamTests {
         let broadcaster = LiveBroadcaster(rate: 1000)
         let stalled = broadcaster.addPage()
         let reader = broadcaster.addPage()
+        let consumed = Atomic<Int>(0)
+        // The reading page reads until its stream ends (when it is removed below), never "until 200": a
+        // message it lost would leave it waiting for ever (with the sanitizer and a busy cooperative pool,
+        // `Task.yield()` alone let the reader fall more than an outbox behind, and the run stopped with
+        // every task suspended).
         let received = Task {
             var count = 0
-            for await _ in reader.messages { count += 1; if count == 200 { break } }
+            for await _ in reader.messages {
+                count += 1
+                consumed.add(1, ordering: .relaxed)
+            }
             return count
         }
         for i in 0..<200 {
             broadcaster.publish(LiveSample(.acceleration, time: Double(i), x: 0, y: 0, z: 1))
             broadcaster.flush(clock: LiveClock(time: Double(i), playing: true, speed: 1))
-            await Task.yield()
+            // A page that reads keeps up: it has read this message before the next is published (bounded).
+            let deadline = ContinuousClock.now + .seconds(10)
+            while consumed.load(ordering: .relaxed) <= i, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(1))
+            }
         }
+        #expect(broadcaster.droppedMessages(page: reader.id) == 0)
+        broadcaster.remove(page: reader.id)
         #expect(await received.value == 200)
         #expect((broadcaster.droppedMessages(page: stalled.id) ?? 0) >= 200 - LiveBroadcaster.outboxSize)
         broadcaster.remove(page: stalled.id)
-        broadcaster.remove(page: reader.id)
         #expect(broadcaster.pageCount == 0)
         _ = stalled.messages
     }

@@ -128,6 +128,7 @@ let package = Package(
                 "MotionSamples",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -144,6 +145,7 @@ let package = Package(
             dependencies: [
                 "MotionClient", "MotionSamples", "MotionEngine", "MotionHistory",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),

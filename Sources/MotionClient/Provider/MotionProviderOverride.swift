@@ -1,18 +1,16 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// Which provider the API uses instead of the process's default: a test's virtual-clock harness installs
 /// one for a task or for the whole process. Apps never touch it; the default comes from `COREMOTION_DEVICE`.
 public enum MotionProviderOverride {
     @TaskLocal private static var taskOverride: (any MotionProvider)?
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var processOverride: (any MotionProvider)?
+    private static let processOverride = NIOLockedValueBox<(any MotionProvider)?>(nil)
 
     /// The task's override, else the process's, else `nil`.
     public static var current: (any MotionProvider)? {
         if let task = taskOverride { return task }
-        lock.lock()
-        defer { lock.unlock() }
-        return processOverride
+        return processOverride.withLockedValue { $0 }
     }
 
     /// Runs `operation` with `provider` as the API's provider for the task (and its child tasks).
@@ -29,8 +27,6 @@ public enum MotionProviderOverride {
 
     /// Installs `provider` for the whole process (all threads) until removed with `nil`.
     public static func installForProcess(_ provider: (any MotionProvider)?) {
-        lock.lock()
-        processOverride = provider
-        lock.unlock()
+        processOverride.withLockedValue { $0 = provider }
     }
 }

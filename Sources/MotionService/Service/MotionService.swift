@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MotionHistory
+import NIOConcurrencyHelpers
 
 /// The one motion service of a process, like Apple's motion daemon: it owns the device, starts only
 /// the sensors some client needs at the fastest rate any client asked for, and fans each sample out
@@ -83,7 +84,7 @@ public final class MotionService: @unchecked Sendable {
         self.headphoneHub = headphones.map { HeadphoneHub(device: $0, logger: Logger(label: "coremotion.headphones")) }
         self.historyLocation = history
         self.historySettings = historySettings
-        self.storedLocation = location
+        self.storedLocation = NIOLockedValueBox(location)
         // Only real hardware keeps its calibration across processes (see SensorCalibrationState).
         self.calibrationMemory = SensorCalibrationMemory(
             file: keepsCalibration ? SensorCalibrationMemory.file(for: device.name, history: history) : nil
@@ -99,23 +100,14 @@ public final class MotionService: @unchecked Sendable {
     /// The sensor calibration the fusion last saved (when device motion stopped), if any.
     public var savedSensorCalibration: SensorCalibrationState? { calibrationMemory.load() }
 
-    private let locationLock = NSLock()
-    private var storedLocation: GeographicLocation?
+    private let storedLocation: NIOLockedValueBox<GeographicLocation?>
 
     /// Where the device is, for the magnetic declination of the true-north frame; `nil` when unknown
     /// (then `.xTrueNorthZVertical` is not available). From `COREMOTION_LOCATION` for the process-wide
     /// service; tests set it directly. A change applies to device-motion updates started afterwards.
     public var location: GeographicLocation? {
-        get {
-            locationLock.lock()
-            defer { locationLock.unlock() }
-            return storedLocation
-        }
-        set {
-            locationLock.lock()
-            storedLocation = newValue
-            locationLock.unlock()
-        }
+        get { storedLocation.withLockedValue { $0 } }
+        set { storedLocation.withLockedValue { $0 = newValue } }
     }
 
     /// Sets ``location`` from `COREMOTION_LOCATION`. A value that cannot be used is reported on standard error
@@ -334,8 +326,7 @@ public final class MotionService: @unchecked Sendable {
         device.runLocation(sink)
     }
 
-    private let observersLock = NSLock()
-    private var eventObservers: [@Sendable (DeviceEvent) -> Void] = []
+    private let eventObservers = NIOLockedValueBox<[@Sendable (DeviceEvent) -> Void]>([])
 
     /// Calls `observer` with every device event (a sensor lost or back, the end of a recording), after the
     /// service has handled it, on the device's thread.
@@ -345,17 +336,13 @@ public final class MotionService: @unchecked Sendable {
     /// runs: a sensor that appears after the start (Linux IIO hot-plug) is announced with
     /// ``MotionSamples/DeviceEvent/sensorReturned(_:)``.
     public func observeDeviceEvents(_ observer: @escaping @Sendable (DeviceEvent) -> Void) {
-        observersLock.lock()
-        eventObservers.append(observer)
-        observersLock.unlock()
+        eventObservers.withLockedValue { $0.append(observer) }
         reconfigure()
     }
 
     private func handle(_ event: DeviceEvent) {
         defer {
-            observersLock.lock()
-            let observers = eventObservers
-            observersLock.unlock()
+            let observers = eventObservers.withLockedValue { $0 }
             for observer in observers { observer(event) }
         }
         switch event {

@@ -8,7 +8,7 @@ import Testing
 
 @Suite(.serialized) struct PhyphoxLiveTests {
     func start(_ options: PhyphoxEmulator.Options = PhyphoxEmulator.Options(), capture: LogCapture = LogCapture(),
-               stream: PhoneStreamSettings = quick) throws -> (PhyphoxEmulator, PhoneStreamDevice) {
+               stream: PhoneStreamSettings = quick) throws -> (PhyphoxEmulator, LiveDevice) {
         let emulator = PhyphoxEmulator(source: .synthetic(), options: options)
         let port = try emulator.listen()
         let settings = PhyphoxSettings(host: "127.0.0.1", port: port, stream: stream, interval: 0.05)
@@ -41,8 +41,8 @@ import Testing
         let gyro = collector.of(.gyroscope).compactMap(\.vector)
         #expect(gyro.allSatisfy { abs($0.x - 0.01) < 1e-9 && abs($0.y + 0.02) < 1e-9 })
         #expect(contiguous(gyro.map { index($0.z) }).ok)
-        #expect(device.statistics.malformed == 0 && device.statistics.outOfOrder == 0)
-        #expect(device.reference.attitude.isEmpty)
+        #expect(device.currentStatistics.malformed == 0 && device.currentStatistics.late == 0)
+        #expect(device.referenceData().attitude.isEmpty)
     }
 
     /// iOS: × 9.81, full doubles, full buffers one value apart, Apple's outputs kept as reference data.
@@ -59,7 +59,7 @@ import Testing
         #expect(values.count > 60)
         #expect(values.allSatisfy { abs($0.y - 0.25) < 1e-12 && abs($0.z + 0.97) < 1e-12 })
         #expect(contiguous(values.map { index($0.x) }).ok)
-        let reference = device.reference
+        let reference = device.referenceData()
         #expect(reference.gravity.count > 60 && reference.gravity.allSatisfy { ($0.value - Vector3(0, 0, -1)).norm < 1e-12 })
         #expect(reference.userAcceleration.allSatisfy { abs($0.value.z - 0.03) < 1e-12 })
         // The attitude turned back to Apple's x-north frame: a turn about z whose angle encodes the index.
@@ -77,14 +77,14 @@ import Testing
         collector.run(device)
         emulator.switchExperiment(to: .accelerationWithoutG)
         #expect(eventually { collector.allEvents.contains(.sensorLost(.accelerometer, reason: "")) || !device.has(.accelerometer) })
-        #expect(eventually { device.reference.userAcceleration.count > 20 })
+        #expect(eventually { device.referenceData().userAcceleration.count > 20 })
         #expect(!device.has(.accelerometer) && !device.has(.gyroscope))
         #expect(capture.messages.contains { $0.contains("new session") })
         emulator.switchExperiment(to: .accelerationWithG)
         #expect(eventually { device.has(.accelerometer) })
         // The event reaches the app on the delivery thread after the device's state has changed.
         #expect(eventually { collector.allEvents.contains(.sensorReturned(.accelerometer)) })
-        #expect(device.statistics.connections >= 3)
+        #expect(device.currentStatistics.connections >= 3)
     }
 
     /// A pause is a silence: lost after `silence`, back when measuring again; nothing repeats across it.
@@ -126,7 +126,7 @@ import Testing
         let collector = Collector()
         collector.run(device, [.accelerometer])
         emulator.sendMalformedReplies(6)
-        #expect(eventually { device.statistics.malformed >= 6 })
+        #expect(eventually { device.currentStatistics.malformed >= 6 })
         Thread.sleep(forTimeInterval: 0.5)
         #expect(capture.messages.filter { $0.hasPrefix("error") && $0.contains("malformed /get reply") }.count >= 6)
         let values = collector.of(.accelerometer).compactMap(\.vector)
@@ -152,7 +152,7 @@ import Testing
 }
 
 @Suite(.serialized) struct SensorServerLiveTests {
-    func start(missing: Set<SensorServerSensor> = [], capture: LogCapture = LogCapture()) throws -> (SensorServerEmulator, PhoneStreamDevice) {
+    func start(missing: Set<SensorServerSensor> = [], capture: LogCapture = LogCapture()) throws -> (SensorServerEmulator, LiveDevice) {
         let emulator = SensorServerEmulator(source: .synthetic(), missing: missing)
         let port = try emulator.listen()
         let device = try SensorServerDevice.connect(SensorServerSettings(host: "127.0.0.1", port: port, stream: quick), logger: capture.logger)
@@ -221,7 +221,7 @@ import Testing
         let collector = Collector()
         collector.run(device, [.accelerometer])
         emulator.closeConnections(code: 4004, reason: "Server stopped")
-        #expect(eventually { device.statistics.connections >= 2 })
+        #expect(eventually { device.currentStatistics.connections >= 2 })
         let before = collector.of(.accelerometer).count
         #expect(eventually { collector.of(.accelerometer).count > before + 50 })
         #expect(capture.messages.contains { $0.contains("closed with 4004 (server stopped)") })
@@ -232,7 +232,7 @@ import Testing
         let (emulator, device) = try start(capture: capture)
         defer { device.close(); emulator.stop() }
         emulator.sendMalformedMessages(6)
-        #expect(eventually { device.statistics.malformed >= 2 && device.statistics.refusedReadings >= 2 })
+        #expect(eventually { device.currentStatistics.malformed >= 2 && device.currentStatistics.refusedReadings >= 2 })
         Thread.sleep(forTimeInterval: 0.3)
         let errors = capture.messages.filter { $0.hasPrefix("error") }
         #expect(errors.contains { $0.contains("malformed SensorServer message") })

@@ -4,14 +4,14 @@ import Logging
 import MotionSamples
 import Testing
 
-/// The device both phone sources feed, driven directly: what a sensor started now is given.
+/// The device every phone source feeds, driven directly: what a sensor started now is given.
 @Suite struct PhoneStreamDeviceTests {
     /// phyphox's first `/get` holds every sample since the measurement began. A sensor started just before
     /// that backlog is released gets the stream from its start on (less the delay), never the backlog:
     /// CI once saw 1597 accelerometer samples in the first 2 s of a 100 Hz run.
     @Test func aStartedSensorIsNotGivenThePhonesBacklog() throws {
         let settings = PhoneStreamSettings(wait: 0, silence: 30, delay: 0.2)
-        let device = PhoneStreamDevice(name: "test", clock: SystemClock.shared, settings: settings, logger: Logger(label: "test"))
+        let device = LiveDevice(name: "test", clock: SystemClock.shared, configuration: .init(settings), logger: Logger(label: "test"))
         defer { device.close() }
         let collector = Collector()
         let start = SystemClock.shared.now
@@ -36,16 +36,17 @@ import Testing
     /// A sensor already running keeps its stream when another one starts.
     @Test func startingAnotherSensorKeepsTheRunningOnesStream() throws {
         let settings = PhoneStreamSettings(wait: 0, silence: 30, delay: 0)
-        let device = PhoneStreamDevice(name: "test", clock: SystemClock.shared, settings: settings, logger: Logger(label: "test"))
+        let device = LiveDevice(name: "test", clock: SystemClock.shared, configuration: .init(settings), logger: Logger(label: "test"))
         defer { device.close() }
         let collector = Collector()
         collector.run(device, [.accelerometer])
-        Thread.sleep(forTimeInterval: 0.05)
+        Thread.sleep(forTimeInterval: 0.1)
         let first = SystemClock.shared.now
         collector.run(device, [.accelerometer, .gyroscope])
-        // Samples taken after the accelerometer started but before the gyroscope did.
+        // Samples taken after the accelerometer started but before the gyroscope did, older than the
+        // delay then (at least the jitter buffer's margin, 30 ms).
         let samples = [SensorKind.accelerometer, .gyroscope].compactMap { kind in
-            SensorSample.vector(kind, TimedVector(time: first - 0.02, value: Vector3(0, 0, 1)))
+            SensorSample.vector(kind, TimedVector(time: first - 0.04, value: Vector3(0, 0, 1)))
         }
         device.ingest(samples, arrival: SystemClock.shared.now)
         #expect(eventually { collector.of(.accelerometer).count == 1 })

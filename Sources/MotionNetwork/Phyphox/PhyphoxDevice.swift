@@ -4,8 +4,11 @@ import MotionSamples
 
 /// Where the phone is and how to poll it: `COREMOTION_DEVICE=phyphox:http://HOST:PORT[?options]`.
 public struct PhyphoxSettings: Sendable, Hashable {
+    /// The phone's address (a name, IPv4 or IPv6 address).
     public var host: String
+    /// The port of phyphox's remote access (8080 on Android; 80, else 8080, on iOS).
     public var port: Int
+    /// Start, silence and delay (docs/network.md, "What every phone device does").
     public var stream: PhoneStreamSettings
     /// Pause between two `/get` requests, seconds (phyphox's own web interface waits 10 ms; 0.1 s is
     /// light on a phone and well within the delay).
@@ -18,12 +21,13 @@ public struct PhyphoxSettings: Sendable, Hashable {
 
     /// The options of `phyphox:` besides ``PhoneStreamSettings/optionNames``.
     public static let optionNames = PhoneStreamSettings.optionNames + ["interval", "platform", "start"]
-    /// The defaults: wait 5 s, silence 3 s, delay 0.3 s (polls every 0.1 s plus the request).
-    public static let defaultStream = PhoneStreamSettings(wait: 5, silence: 3, delay: 0.3)
+    /// The defaults: wait 5 s, silence 2 s (as every phone device), least delay 0.3 s (polls every 0.1 s plus the request).
+    public static let defaultStream = PhoneStreamSettings(wait: 5, silence: 2, delay: 0.3)
 
     /// `http://HOST:PORT` as given to `phyphox:`.
-    public var url: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+    public var url: String { PhoneAddress.url("http", host, port) }
 
+    /// The phone at `host`:`port`, polled every `interval` seconds.
     public init(host: String, port: Int, stream: PhoneStreamSettings = PhyphoxSettings.defaultStream, interval: Double = 0.1,
                 platform: PhyphoxPlatform? = nil, startMeasuring: Bool = true) {
         self.host = host
@@ -57,8 +61,13 @@ public struct PhyphoxSettings: Sendable, Hashable {
     }
 }
 
-/// Reads the `HOST[:PORT]` of a phone address.
+/// Reads and writes the `HOST[:PORT]` of a phone address.
 enum PhoneAddress {
+    /// `SCHEME://HOST:PORT`, an IPv6 host in brackets.
+    static func url(_ scheme: String, _ host: String, _ port: Int) -> String {
+        "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
+
     static func parse(_ text: String, scheme: String, defaultPort: Int, schemeDefaultPort: Int, kind: String) throws(PhoneOptionError) -> (String, Int) {
         var rest = Substring(text)
         var port = defaultPort
@@ -123,23 +132,21 @@ public enum PhyphoxDevice {
     public static func connect(
         _ settings: PhyphoxSettings, clock: any MotionClock = SystemClock.shared,
         logger: Logger = Logger(label: "coremotion.phyphox")
-    ) throws(PhoneRequestError) -> PhoneStreamDevice {
-        let device = PhoneStreamDevice(name: "phyphox:\(settings.url)", clock: clock, settings: settings.stream, logger: logger)
-        let poller = PhyphoxPoller(settings: settings, device: device)
-        try device.start(thread: "coremotion.phyphox", loop: poller.run) { wait, problem in
-            "phyphox at \(settings.url) did not answer within \(wait) s\(problem); is remote access on, and the phone on this network?"
-        }
-        return device
+    ) throws(PhoneRequestError) -> LiveDevice {
+        try LiveDevice.connect(
+            "phyphox", app: "phyphox", url: settings.url, settings: settings.stream, clock: clock, logger: logger,
+            advice: "is remote access on, and the phone on this network?"
+        ) { PhyphoxPoller(settings: settings, device: $0).run }
     }
 }
 
 /// The polling loop of one phyphox device.
 final class PhyphoxPoller: Sendable {
     let settings: PhyphoxSettings
-    let device: PhoneStreamDevice
+    let device: LiveDevice
     let client: PhyphoxHTTPClient
 
-    init(settings: PhyphoxSettings, device: PhoneStreamDevice) {
+    init(settings: PhyphoxSettings, device: LiveDevice) {
         self.settings = settings
         self.device = device
         self.client = PhyphoxHTTPClient(host: settings.host, port: settings.port)
@@ -164,7 +171,7 @@ final class PhyphoxPoller: Sendable {
                 session = configure()
                 if session == nil {
                     failures += 1
-                    pause(min(0.2 * pow(2, Double(min(failures, 4))), 2))
+                    device.pause(min(0.2 * pow(2, Double(min(failures, 4))), 2))
                     continue
                 }
                 failures = 0
@@ -173,7 +180,7 @@ final class PhyphoxPoller: Sendable {
             let path = "/get?" + current.poll.query
             guard let body = request(path, "/get") else {
                 failures += 1
-                pause(min(0.2 * pow(2, Double(min(failures, 4))), 2))
+                device.pause(min(0.2 * pow(2, Double(min(failures, 4))), 2))
                 continue
             }
             failures = 0
@@ -183,7 +190,7 @@ final class PhyphoxPoller: Sendable {
                 reply = try PhyphoxGetReply.decode(body)
             } catch {
                 device.report("\(error); skipped, asking again", category: "malformed")
-                pause(settings.interval)
+                device.pause(settings.interval)
                 continue
             }
             if reply.status.session != current.id {
@@ -212,14 +219,7 @@ final class PhyphoxPoller: Sendable {
             for p in outcome.problems { device.report(p, category: "reply") }
             deliver(outcome, session: &current, arrival: arrival)
             session = current
-            pause(settings.interval)
-        }
-    }
-
-    private func pause(_ seconds: Double) {
-        let end = Date().addingTimeInterval(seconds)
-        while !device.isClosed, Date() < end {
-            Thread.sleep(forTimeInterval: min(0.05, max(0, end.timeIntervalSinceNow)))
+            device.pause(settings.interval)
         }
     }
 
@@ -288,7 +288,7 @@ final class PhyphoxPoller: Sendable {
             if platform == nil {
                 device.logger.notice("\(device.name): /meta does not tell the platform: taken as Android (option platform=ios to change)")
             }
-            device.setModel(model.flatMap { $0.isEmpty ? nil : $0 })
+            device.model = model.flatMap { $0.isEmpty ? nil : $0 }
             let events = readTime() ?? []
             var session = Session(
                 id: status.session, poll: PhyphoxPoll(channels: channels), platform: platform ?? .android,
@@ -337,9 +337,7 @@ final class PhyphoxPoller: Sendable {
         if let newest { session.clock.observe(newestSample: newest, arrival: arrival) }
         let g = session.platform.gravity
         var samples: [SensorSample] = []
-        var attitude: [TimedQuaternion] = []
-        var gravity: [TimedVector] = []
-        var user: [TimedVector] = []
+        var reference = ReferenceData()
         var refused = 0
         for batch in outcome.batches {
             let channel = session.poll.channels[batch.channel]
@@ -353,12 +351,12 @@ final class PhyphoxPoller: Sendable {
                     let value = kind == .accelerometer ? AndroidConventions.appleAcceleration(fromAndroid: v, gravity: g) : v
                     if let s = SensorSample.vector(kind, TimedVector(time: time, value: value)) { samples.append(s) }
                 case .gravity:
-                    gravity.append(TimedVector(time: time, value: AndroidConventions.appleAcceleration(fromAndroid: Vector3(row[0], row[1], row[2]), gravity: g)))
+                    reference.gravity.append(TimedVector(time: time, value: AndroidConventions.appleAcceleration(fromAndroid: Vector3(row[0], row[1], row[2]), gravity: g)))
                 case .userAcceleration:
-                    user.append(TimedVector(time: time, value: AndroidConventions.appleAcceleration(fromAndroid: Vector3(row[0], row[1], row[2]), gravity: g)))
+                    reference.userAcceleration.append(TimedVector(time: time, value: AndroidConventions.appleAcceleration(fromAndroid: Vector3(row[0], row[1], row[2]), gravity: g)))
                 case .attitude:
                     if let q = AndroidConventions.quaternion(rotationVectorX: row[0], y: row[1], z: row[2], w: row.count > 3 ? row[3] : nil) {
-                        attitude.append(TimedQuaternion(time: time, value: AndroidConventions.appleAttitude(fromENU: q)))
+                        reference.attitude.append(TimedQuaternion(time: time, value: AndroidConventions.appleAttitude(fromENU: q)))
                     } else {
                         refused += 1
                     }
@@ -367,9 +365,6 @@ final class PhyphoxPoller: Sendable {
         }
         if refused > 0 { device.refuse("\(refused) attitude rows are not rotations: skipped", count: refused) }
         samples.sort { $0.time < $1.time }
-        device.ingest(samples, arrival: arrival)
-        if !(attitude.isEmpty && gravity.isEmpty && user.isEmpty) {
-            device.ingestReference(attitude: attitude, gravity: gravity, userAcceleration: user)
-        }
+        device.ingest(samples.map { .sample($0) }, reference: reference, arrival: arrival)
     }
 }

@@ -21,16 +21,17 @@ public struct SensorLoggerLimits: Sendable, Hashable {
     /// A phone that has not pushed for this long is forgotten (unless a device follows it), seconds, so a
     /// flood of made-up `deviceId`s holds the receiver full at most this long after it stops.
     public var phoneExpiry: TimeInterval
-    /// Most reference entries (attitude, gravity, heading, steps…) kept per kind per phone, the newest:
-    /// 12,000 is 2 min at 100 Hz, the whole 600 s window at 20 Hz. With every kind full a phone holds about
-    /// 4 MB of reference data, so 128 phones at most about 0.5 GB.
+    /// Most reference entries kept per kind per phone: its devices' ``LiveDevice/Configuration/referenceEntries``
+    /// (12,000, about 4 MB per phone with every kind full), so 128 phones hold at most about 0.5 GB.
     public var referenceEntries: Int
     /// Least time between two log lines about refused connections, seconds.
     public var refusalLogInterval: TimeInterval
 
+    /// - Parameters: see the properties; the defaults are the receiver's.
     public init(
         maximumConnections: Int = 128, idleTimeout: TimeInterval = 10, requestTimeout: TimeInterval = 30,
-        maximumPhones: Int = 128, phoneExpiry: TimeInterval = 120, referenceEntries: Int = 12_000,
+        maximumPhones: Int = 128, phoneExpiry: TimeInterval = 120,
+        referenceEntries: Int = LiveDevice.Configuration().referenceEntries,
         refusalLogInterval: TimeInterval = 60
     ) {
         self.maximumConnections = maximumConnections

@@ -43,13 +43,6 @@ public final class SensorLoggerPhone: @unchecked Sendable {
     public let device: LiveDevice
     /// A convention forced by the receiver (`&platform=`), else decided from the data.
     public let platformOverride: SensorLoggerPlatform?
-    /// How long reference data is kept, seconds of device time.
-    public let referenceWindow: TimeInterval
-    /// The most reference entries kept per kind (attitude, gravity, heading…), the newest ones: a bound by
-    /// count besides the time window, so a peer pushing many readings per second cannot grow it without end.
-    public let referenceLimit: Int
-    /// The longest `activity` label kept, UTF-8 bytes (Apple's and Android's labels are under 20).
-    public static let maximumLabelBytes = 64
     /// Most distinct reading names counted in ``Summary/readingCounts`` (the rest under "(other names)").
     public static let maximumReadingNames = 64
 
@@ -60,7 +53,6 @@ public final class SensorLoggerPhone: @unchecked Sendable {
     private var seenMessages = Set<Int64>()
     private var seenOrder: [Int64] = []
     private var sources: [SensorKind: SensorLoggerSensor] = [:]
-    private var reference = ReferenceData()
     private var readingNames: [String: Int] = [:]
     private var summary: Summary
     private var undecidedMessages = 0
@@ -89,15 +81,10 @@ public final class SensorLoggerPhone: @unchecked Sendable {
         public var clockRejections = 0
     }
 
-    init(
-        deviceId: String, device: LiveDevice, platform: SensorLoggerPlatform?, referenceWindow: TimeInterval = 600,
-        referenceLimit: Int = SensorLoggerLimits().referenceEntries
-    ) {
+    init(deviceId: String, device: LiveDevice, platform: SensorLoggerPlatform?) {
         self.deviceId = deviceId
         self.device = device
         self.platformOverride = platform
-        self.referenceWindow = referenceWindow
-        self.referenceLimit = max(referenceLimit, 1)
         self.summary = Summary(deviceId: deviceId)
         if let platform {
             summary.decision = SensorLoggerConventionDecision(convention: platform.convention, platform: platform, reason: "set by the receiver (&platform=\(platform))")
@@ -122,31 +109,10 @@ public final class SensorLoggerPhone: @unchecked Sendable {
         return summary.decision
     }
 
-    /// Apple's outputs the phone sent, times on the device's clock, between `from` and `to` (inclusive).
+    /// Apple's outputs the phone sent, times on the device's clock, between `from` and `to` (inclusive):
+    /// ``LiveDevice/referenceData(from:to:)`` of its device.
     public func referenceData(from: TimeInterval = -.infinity, to: TimeInterval = .infinity) -> ReferenceData {
-        lock.lock()
-        defer { lock.unlock() }
-        var r = ReferenceData()
-        // Time-ordered, one entry per time (the payloads are not sorted).
-        func select<T>(_ list: [T], _ time: (T) -> Double) -> [T] {
-            var out = list.filter { time($0) >= from && time($0) <= to }
-            out.sort { time($0) < time($1) }
-            var k = 1
-            while k < out.count {
-                if time(out[k]) == time(out[k - 1]) { out.remove(at: k) } else { k += 1 }
-            }
-            return out
-        }
-        r.attitude = select(reference.attitude, \.time)
-        r.gravity = select(reference.gravity, \.time)
-        r.userAcceleration = select(reference.userAcceleration, \.time)
-        r.rotationRate = select(reference.rotationRate, \.time)
-        r.calibratedMagneticField = select(reference.calibratedMagneticField, \.time)
-        r.heading = select(reference.heading, \.time)
-        r.cumulativeSteps = select(reference.cumulativeSteps, \.time)
-        r.relativeAltitude = select(reference.relativeAltitude, \.time)
-        r.activity = select(reference.activity, \.time)
-        return r
+        device.referenceData(from: from, to: to)
     }
 
     // MARK: Ingest
@@ -215,6 +181,7 @@ public final class SensorLoggerPhone: @unchecked Sendable {
             return .heldByClock
         }
         chooseSources(message)
+        var reference = ReferenceData()
         var items: [LiveItem] = []
         items.reserveCapacity(message.readings.count)
         var pairs: [Int64: (gravity: Vector3?, user: Vector3?)] = [:]
@@ -249,7 +216,7 @@ public final class SensorLoggerPhone: @unchecked Sendable {
                     items.append(.sample(kind == .gyroscope ? .gyroscope(TimedVector(time: t, value: v)) : .magnetometer(TimedVector(time: t, value: v))))
                 }
             case .barometer:
-                if let hPa = message.number(.pressure, in: r), hPa.isFinite, hPa > 0 {
+                if let hPa = message.number(.pressure, in: r) {
                     items.append(.sample(.barometer(PressureReading(time: t, kilopascals: SensorLoggerConvention.kilopascals(hectopascals: hPa)))))
                 }
                 if let h = message.number(.relativeAltitude, in: r), h.isFinite { reference.relativeAltitude.append(TimedScalar(time: t, value: h)) }
@@ -264,14 +231,13 @@ public final class SensorLoggerPhone: @unchecked Sendable {
             case .pedometer:
                 if let s = message.number(.steps, in: r), s.isFinite { reference.cumulativeSteps.append(TimedScalar(time: t, value: s)) }
             case .activity:
-                if let label = message.string(.activity, inReadingAt: index), label.utf8.count <= Self.maximumLabelBytes {
+                if let label = message.string(.activity, inReadingAt: index), label.utf8.count <= PhoneSampleLimits.labelBytes {
                     reference.activity.append(TimedLabel(time: t, label: label))
                 } else {
                     skipped += 1
                 }
             case .location:
-                guard let lat = message.number(.latitude, in: r), let lon = message.number(.longitude, in: r),
-                      lat.isFinite, lon.isFinite, abs(lat) <= 90, abs(lon) <= 180 else { skipped += 1; continue }
+                guard let lat = message.number(.latitude, in: r), let lon = message.number(.longitude, in: r) else { skipped += 1; continue }
                 let msl = message.number(.altitudeAboveMeanSeaLevel, in: r)
                 let vertical = message.number(.verticalAccuracy, in: r).flatMap { $0 > 0 ? $0 : nil }
                 let ellipsoidal = message.number(.altitude, in: r)
@@ -290,10 +256,9 @@ public final class SensorLoggerPhone: @unchecked Sendable {
             items.append(.sample(.accelerometer(TimedVector(time: t, value: g + u))))
         }
         summary.skippedReadings += skipped + undecided
-        trimReference(before: arrival - referenceWindow)
         let reply = replyFor(message, undecided: undecided, items: items)
         lock.unlock()
-        device.ingest(items, arrival: arrival)
+        device.ingest(items, reference: reference, arrival: arrival)
         return reply
     }
 
@@ -345,7 +310,7 @@ public final class SensorLoggerPhone: @unchecked Sendable {
     private func headphone(_ m: SensorLoggerMessage, _ r: SensorLoggerReading, time: TimeInterval, decision: SensorLoggerConventionDecision?) -> HeadphoneMotionSample? {
         guard let w = m.number(.quaternionW, in: r), let v = m.vector(.quaternionX, .quaternionY, .quaternionZ, in: r) else { return nil }
         var attitude = Quaternion(w: w, x: v.x, y: v.y, z: v.z)
-        guard attitude.isFinite, attitude.norm > 0.5 else { return nil }
+        guard attitude.isFinite, attitude.norm > PhoneSampleLimits.minimumQuaternionNorm else { return nil }
         if abs(attitude.norm - 1) > 1e-3 { attitude = attitude.normalized }
         let standardised = decision?.convention == .android
         let gravity = m.vector(.gravityX, .gravityY, .gravityZ, in: r).map { standardised ? $0 / -standardGravity : $0 / standardGravity }
@@ -357,27 +322,6 @@ public final class SensorLoggerPhone: @unchecked Sendable {
             rotationRate: m.vector(.rotationRateX, .rotationRateY, .rotationRateZ, in: r) ?? .zero,
             userAcceleration: user ?? .zero, gravity: gravity ?? MotionSamples.gravity(of: attitude), location: location)
         return sample.isFinite ? sample : nil
-    }
-
-    /// Drops reference data older than `time`, and the oldest entries beyond ``referenceLimit`` per kind.
-    /// Caller holds `lock`.
-    private func trimReference(before time: TimeInterval) {
-        let limit = referenceLimit
-        func trim<T>(_ list: inout [T], _ t: (T) -> Double) {
-            if let first = list.first, t(first) < time {
-                list.removeFirst(list.firstIndex(where: { t($0) >= time }) ?? list.count)
-            }
-            if list.count > limit { list.removeFirst(list.count - limit) }
-        }
-        trim(&reference.attitude, \.time)
-        trim(&reference.gravity, \.time)
-        trim(&reference.userAcceleration, \.time)
-        trim(&reference.rotationRate, \.time)
-        trim(&reference.calibratedMagneticField, \.time)
-        trim(&reference.heading, \.time)
-        trim(&reference.cumulativeSteps, \.time)
-        trim(&reference.relativeAltitude, \.time)
-        trim(&reference.activity, \.time)
     }
 }
 

@@ -87,9 +87,9 @@ public final class SensorLoggerServer: @unchecked Sendable {
         self.connections = SensorLoggerConnectionGate(limits: limits) { line in
             logger.warning("Sensor Logger receiver \(name): \(line)")
         }
-        self.deviceConfiguration = LiveDevice.Configuration(silence: configuration.silence)
+        self.deviceConfiguration = LiveDevice.Configuration(silence: configuration.silence, referenceEntries: limits.referenceEntries)
         self.logger = logger
-        self.device = LiveDevice(name: configuration.description + " (no phone yet)", clock: clock, configuration: deviceConfiguration)
+        self.device = LiveDevice(name: configuration.description + " (no phone yet)", clock: clock, configuration: deviceConfiguration, logger: logger)
     }
 
     deinit { task?.cancel() }
@@ -152,7 +152,7 @@ public final class SensorLoggerServer: @unchecked Sendable {
         }
         if let waiting = followers[deviceId] { return waiting }
         let name = "sensorlogger:\(configuration.host):\(boundPort ?? configuration.port) (phone \(String(deviceId.prefix(8)).logSafe))"
-        let live = LiveDevice(name: name, clock: clock, configuration: deviceConfiguration)
+        let live = LiveDevice(name: name, clock: clock, configuration: deviceConfiguration, logger: logger)
         followers[deviceId] = live
         return live
     }
@@ -237,9 +237,9 @@ public final class SensorLoggerServer: @unchecked Sendable {
             } else if let waiting {
                 live = waiting
             } else {
-                live = LiveDevice(name: name, clock: clock, configuration: deviceConfiguration)
+                live = LiveDevice(name: name, clock: clock, configuration: deviceConfiguration, logger: logger)
             }
-            let created = SensorLoggerPhone(deviceId: deviceId, device: live, platform: configuration.platform, referenceLimit: limits.referenceEntries)
+            let created = SensorLoggerPhone(deviceId: deviceId, device: live, platform: configuration.platform)
             phonesById[deviceId] = created
             order.append(deviceId)
             phone = created

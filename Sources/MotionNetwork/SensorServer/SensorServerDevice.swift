@@ -4,33 +4,33 @@ import MotionSamples
 
 /// Where the phone is: `COREMOTION_DEVICE=sensorserver:ws://HOST:PORT[?options]`.
 public struct SensorServerSettings: Sendable, Hashable {
+    /// The phone's address (a name, IPv4 or IPv6 address).
     public var host: String
+    /// The port of SensorServer's WebSocket server (8080 by default in the app).
     public var port: Int
+    /// Start, silence and delay (docs/network.md, "What every phone device does").
     public var stream: PhoneStreamSettings
     /// The sensors asked for.
     public var sensors: [SensorServerSensor]
 
     /// The options of `sensorserver:`.
     public static let optionNames = PhoneStreamSettings.optionNames
-    /// The defaults: wait 5 s, silence 3 s, delay 0.15 s (messages come one by one, as sampled).
-    public static let defaultStream = PhoneStreamSettings(wait: 5, silence: 3, delay: 0.15)
+    /// The defaults: wait 5 s, silence 2 s (as every phone device), least delay 0.15 s (messages come one by one, as sampled).
+    public static let defaultStream = PhoneStreamSettings(wait: 5, silence: 2, delay: 0.15)
 
     /// `ws://HOST:PORT` as given to `sensorserver:`.
-    public var url: String { "ws://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+    public var url: String { PhoneAddress.url("ws", host, port) }
 
+    /// The phone at `host`:`port`, asked for `sensors`.
     public init(host: String, port: Int, stream: PhoneStreamSettings = SensorServerSettings.defaultStream,
                 sensors: [SensorServerSensor] = SensorServerSensor.allCases) {
-        self.host = host
-        self.port = port
-        self.stream = stream
-        self.sensors = sensors
+        (self.host, self.port, self.stream, self.sensors) = (host, port, stream, sensors)
     }
 
     /// Reads `ws://HOST[:PORT][/]` (or `HOST[:PORT]`; the port defaults to 8080, SensorServer's) and the options.
     public init(url: String, options: [String: String]) throws(PhoneOptionError) {
         let (host, port) = try PhoneAddress.parse(url, scheme: "ws", defaultPort: 8080, schemeDefaultPort: 8080, kind: "sensorserver")
-        self.init(host: host, port: port)
-        stream = try PhoneStreamSettings(options: options, defaults: Self.defaultStream)
+        self.init(host: host, port: port, stream: try PhoneStreamSettings(options: options, defaults: Self.defaultStream))
     }
 }
 
@@ -57,13 +57,11 @@ public enum SensorServerDevice {
     public static func connect(
         _ settings: SensorServerSettings, clock: any MotionClock = SystemClock.shared,
         logger: Logger = Logger(label: "coremotion.sensorserver")
-    ) throws(PhoneRequestError) -> PhoneStreamDevice {
-        let device = PhoneStreamDevice(name: "sensorserver:\(settings.url)", clock: clock, settings: settings.stream, logger: logger)
-        let client = SensorServerClient(settings: settings, device: device)
-        try device.start(thread: "coremotion.sensorserver", loop: client.run) { wait, problem in
-            "SensorServer at \(settings.url) did not answer within \(wait) s\(problem); is its server started, and the phone on this network?"
-        }
-        return device
+    ) throws(PhoneRequestError) -> LiveDevice {
+        try LiveDevice.connect(
+            "sensorserver", app: "SensorServer", url: settings.url, settings: settings.stream, clock: clock, logger: logger,
+            advice: "is its server started, and the phone on this network?"
+        ) { SensorServerClient(settings: settings, device: $0).run }
     }
 
     /// The path that asks for `sensors`: `/sensors/connect?types=[…]` (URL-encoded) for two or more,
@@ -78,18 +76,11 @@ public enum SensorServerDevice {
 /// The connection loop of one SensorServer device.
 final class SensorServerClient: Sendable {
     let settings: SensorServerSettings
-    let device: PhoneStreamDevice
+    let device: LiveDevice
 
-    init(settings: SensorServerSettings, device: PhoneStreamDevice) {
+    init(settings: SensorServerSettings, device: LiveDevice) {
         self.settings = settings
         self.device = device
-    }
-
-    private func pause(_ seconds: Double) {
-        let end = Date().addingTimeInterval(seconds)
-        while !device.isClosed, Date() < end {
-            Thread.sleep(forTimeInterval: min(0.05, max(0, end.timeIntervalSinceNow)))
-        }
     }
 
     /// The pause before reconnecting after `failures` failures in a row: 0.1 s doubling up to 5 s. Short at
@@ -117,7 +108,7 @@ final class SensorServerClient: Sendable {
             } catch {
                 failures += 1
                 device.report("\(error)", category: "request")
-                pause(Self.backoff(failures))
+                device.pause(Self.backoff(failures))
                 continue
             }
             device.noteAnswered()
@@ -140,7 +131,7 @@ final class SensorServerClient: Sendable {
                 failures = 0
             case .retry(let after):
                 failures += 1
-                pause(after > 0 ? after : Self.backoff(failures))
+                device.pause(after > 0 ? after : Self.backoff(failures))
             }
         }
         if wanted.isEmpty {

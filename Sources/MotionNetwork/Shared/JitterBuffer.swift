@@ -9,7 +9,10 @@ import Foundation
 /// such figure over the last ``Configuration/window`` seconds plus ``Configuration/margin``, within
 /// ``Configuration/minimumDelay`` … ``Configuration/maximumDelay``. For a phone that pushes a batch
 /// every 250 ms that is about one batch period (plus the network); a message that arrives a batch late
-/// raises it for the window's length, so the next such message is absorbed.
+/// raises it for the window's length, so the next such message is absorbed. A message later than
+/// ``Configuration/maximumDelay`` (a backlog: phyphox's first reply holds every sample since the
+/// measurement began; or a stall) does not count: no delay would absorb it, and raising the delay to the
+/// maximum would hold every later sample 2 s for the window's length.
 ///
 /// Ties in time keep insertion order. Not thread-safe: the owner locks.
 public struct JitterBuffer<Element> {
@@ -24,6 +27,7 @@ public struct JitterBuffer<Element> {
         /// The delay never goes above this, seconds (an item later than that is released on arrival).
         public var maximumDelay: TimeInterval
 
+        /// - Parameters: see the properties; the defaults suit a phone on a LAN.
         public init(margin: TimeInterval = 0.03, window: TimeInterval = 30, minimumDelay: TimeInterval = 0.01, maximumDelay: TimeInterval = 2) {
             self.margin = margin
             self.window = window
@@ -32,6 +36,7 @@ public struct JitterBuffer<Element> {
         }
     }
 
+    /// The delay rule.
     public let configuration: Configuration
     private var heap: [(time: Double, sequence: UInt64, element: Element)] = []
     private var sequence: UInt64 = 0
@@ -39,12 +44,14 @@ public struct JitterBuffer<Element> {
     private var maxima: [(arrival: Double, lateness: Double)] = []
     private var head = 0
 
+    /// An empty buffer.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
     /// Items held.
     public var count: Int { heap.count }
+    /// Whether no item is held.
     public var isEmpty: Bool { heap.isEmpty }
 
     /// The current delay, seconds.
@@ -56,7 +63,7 @@ public struct JitterBuffer<Element> {
     /// Notes that a message whose oldest item has host time `oldest` arrived at `arrival`.
     public mutating func noteMessage(oldest: TimeInterval, arrival: TimeInterval) {
         let lateness = arrival - oldest
-        guard lateness.isFinite else { return }
+        guard lateness.isFinite, lateness <= configuration.maximumDelay else { return }
         while maxima.count > head && maxima[maxima.count - 1].lateness <= lateness { maxima.removeLast() }
         maxima.append((arrival, lateness))
         while head < maxima.count - 1 && maxima[head].arrival < arrival - configuration.window { head += 1 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MotionSamples
 
 /// One timed item of a live source: a raw sample, a headphone sample or a location fix, with its host
@@ -17,38 +18,46 @@ public enum LiveItem: Sendable, Hashable {
         case .location(let l): l.time
         }
     }
+
+    /// The stream's name, for messages: the sensor, `headphone` or `location`.
+    public var streamName: String {
+        switch self {
+        case .sample(let s): s.sensor.description
+        case .headphone: "headphone"
+        case .location: "location"
+        }
+    }
 }
 
-/// The ``MotionSamples/MotionDevice`` of a live phone, whatever protocol brings its samples: the network
-/// source decodes and converts, maps the phone's clock (``PhoneClock``) and hands each message's items
-/// to ``ingest(_:arrival:)``; this class does the rest, the same way for every source.
+/// The ``MotionSamples/MotionDevice`` of a live phone, whatever protocol brings its samples (Sensor Logger,
+/// phyphox, SensorServer): the network source decodes and converts, maps the phone's clock
+/// (``PhoneClock``) and hands each message's items to ``ingest(_:reference:arrival:)``; this class does the
+/// rest, the same way for every source. The rules (availability, silence, pacing, order, plausibility,
+/// reference data, bounds) are written once, in docs/network.md, "What every phone device does"; in short:
 ///
+/// - **Plausibility.** An item beyond ``PhoneSampleLimits`` is refused, counted and logged.
 /// - **Pacing.** Items wait in a ``JitterBuffer`` and reach the sinks in time order, each at its time
-///   plus the buffer's delay (about one batch period), so an app sees an even stream, not 250 ms bursts.
-///   Sample times stay the phone's (mapped): a sample is always delivered after its timestamp.
+///   plus the buffer's delay (about one batch period, at least ``Configuration/jitter``'s minimum).
 /// - **Order and duplicates.** Per stream, an item not newer than the last one delivered is dropped
 ///   (``Statistics/duplicates`` when equal, ``Statistics/late`` when older).
 /// - **Availability.** A sensor exists from its first sample on (``sensors``), with the rate measured from
-///   its samples. A sensor first seen after the device was made is announced with
-///   ``MotionSamples/DeviceEvent/sensorReturned(_:)``.
-/// - **Silence.** No message at all for ``Configuration/silence`` seconds (at least three batch periods):
-///   every sensor is lost (``MotionSamples/DeviceEvent/sensorLost(_:reason:)``); a sensor missing from
-///   the messages for `max(silence, 10 sample periods)` is lost alone. The next sample of a lost sensor
-///   brings it back (`sensorReturned`).
+///   its samples; one first seen after the device was made is announced with `sensorReturned`.
+/// - **Silence.** No item at all for ``Configuration/silence`` seconds (at least three message periods):
+///   every sensor is lost; a sensor missing for `max(silence, 10 sample periods)` is lost alone. Its next
+///   sample brings it back (`sensorReturned`).
+/// - **A start joins the stream as it flows**: a sensor started at `t` gets the samples from `t − delay`
+///   on, never an older backlog (phyphox's first reply holds every sample since the measurement began).
+/// - **Reference data** (Apple's processed outputs the phone sends) is kept, bounded, never delivered.
 /// - **Headphones.** ``subscribeHeadphone(_:)`` gives the paced headphone stream with connect and
 ///   disconnect events.
 ///
-/// Samples of every sensor wait in the buffer for its delay whether or not the sensor runs, so an app that
-/// starts a sensor joins the stream as it flows (its first sample comes at once, the buffer's delay old, as
-/// every later one) instead of waiting up to a batch period and a delay for the next message (measured on
-/// a 250 ms pusher: a 2 s accelerometer run got 148 samples of 200 before, the first half-second missing).
-/// Samples of sensors that are not running are dropped when they fall due; with nobody listening at all
-/// nothing older than the delay is kept, and the buffer holds at most ``Configuration/maximumBuffered`` items. On a ``MotionSamples/VirtualClock``
-/// delivery happens inside `advance` (tests); on the system clock a thread wakes when items fall due.
-public final class LiveDevice: MotionDevice, @unchecked Sendable {
-    /// Timing of availability and delivery.
+/// With nobody listening nothing older than the delay is kept, and the buffer holds at most
+/// ``Configuration/maximumBuffered`` items. On a ``MotionSamples/VirtualClock`` delivery happens inside
+/// `advance` (tests); on the system clock a thread wakes when items fall due.
+public final class LiveDevice: MotionDevice, @unchecked Sendable {  // @unchecked: every stored var is guarded by `lock`
+    /// Timing of availability and delivery, and the device's bounds.
     public struct Configuration: Sendable, Hashable {
-        /// No message for this long (seconds; at least three batch periods) loses every sensor.
+        /// No item from the phone for this long (seconds; at least three message periods) loses every sensor.
         public var silence: TimeInterval
         /// No headphone sample for this long (seconds of sample time) is a disconnection.
         public var headphoneSilence: TimeInterval
@@ -56,22 +65,45 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
         public var jitter: JitterBuffer<LiveItem>.Configuration
         /// Most items held waiting (older ones are dropped first, counted in ``Statistics/overflow``).
         public var maximumBuffered: Int
+        /// Most reference entries kept per kind (attitude, gravity, heading…), the newest: 12,000 is 2 min
+        /// at 100 Hz; with every kind full a phone holds about 4 MB.
+        public var referenceEntries: Int
+        /// Reference entries older than this before the newest message are dropped, seconds.
+        public var referenceWindow: TimeInterval
 
+        /// - Parameters:
+        ///   - silence: see ``silence`` (2 s).
+        ///   - headphoneSilence: see ``headphoneSilence`` (1 s).
+        ///   - jitter: the delay rule.
+        ///   - maximumBuffered: see ``maximumBuffered`` (200,000 items).
+        ///   - referenceEntries: see ``referenceEntries`` (12,000).
+        ///   - referenceWindow: see ``referenceWindow`` (600 s).
         public init(
             silence: TimeInterval = 2, headphoneSilence: TimeInterval = 1,
-            jitter: JitterBuffer<LiveItem>.Configuration = .init(), maximumBuffered: Int = 200_000
+            jitter: JitterBuffer<LiveItem>.Configuration = .init(), maximumBuffered: Int = 200_000,
+            referenceEntries: Int = 12_000, referenceWindow: TimeInterval = 600
         ) {
             self.silence = silence
             self.headphoneSilence = headphoneSilence
             self.jitter = jitter
             self.maximumBuffered = maximumBuffered
+            self.referenceEntries = max(referenceEntries, 1)
+            self.referenceWindow = referenceWindow
+        }
+
+        /// The configuration of a phyphox or SensorServer device: `settings`' silence, and its delay as the
+        /// jitter buffer's least delay.
+        public init(_ settings: PhoneStreamSettings) {
+            self.init(silence: settings.silence, jitter: .init(minimumDelay: settings.delay))
         }
     }
 
-    /// What happened to the items handed over.
+    /// What happened to the items handed over, and what the source refused.
     public struct Statistics: Sendable, Hashable {
-        /// Messages ingested.
+        /// Messages ingested (that held at least one item).
         public var messages = 0
+        /// Samples accepted per sensor.
+        public var samples: [SensorKind: Int] = [:]
         /// Items handed to a sink (samples of running sensors, fixes, headphone samples).
         public var delivered = 0
         /// Items dropped because a newer one of the same stream was already delivered.
@@ -80,6 +112,14 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
         public var duplicates = 0
         /// Items dropped because the buffer was full.
         public var overflow = 0
+        /// Whole replies or messages the source refused as malformed (each also logged).
+        public var malformed = 0
+        /// Single readings refused (a missing, non-finite or unbelievable value; each also logged).
+        public var refusedReadings = 0
+        /// Times the source (re)connected or started a new session.
+        public var connections = 0
+        /// The last problem reported, if any.
+        public var lastProblem: String?
         /// The jitter buffer's delay now, seconds.
         public var delay: TimeInterval = 0
         /// Median time between messages, seconds (the phone's batch period), when known.
@@ -87,7 +127,9 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
     }
 
     public let clock: any MotionClock
+    /// The timing and bounds this device was made with.
     public let configuration: Configuration
+    let logger: Logger
 
     private let lock = NSCondition()
     private var storedName: String
@@ -97,8 +139,12 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
     private var lastMessage: TimeInterval?
     private var messageIntervals = MedianWindow(capacity: 16)
     private var statistics = Statistics()
+    private var problemCounts: [String: Int] = [:]
+    private var reference = ReferenceData()
     // Run state.
     private var active: Set<SensorKind> = []
+    /// Per running sensor, the oldest sample time it is given: its start less the delay then.
+    private var deliverFrom: [SensorKind: Double] = [:]
     private var sink: SampleSink?
     private var events: DeviceEventSink?
     private var locationSink: LocationSink?
@@ -113,6 +159,11 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
     private var driverRunning = false
     private var driverGeneration = 0
     private var observerToken: Int?
+    // The source's start and end.
+    private var announced: [SensorKind: String] = [:]
+    private var answered = false
+    private var closed = false
+    private var closeHandlers: [@Sendable () -> Void] = []
     /// Serialises hand-over to the sinks (outside `lock`), so items leave in order.
     private let deliveryLock = NSLock()
 
@@ -129,10 +180,15 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
     /// - Parameters:
     ///   - name: the device's name (``name``), e.g. `sensorlogger:127.0.0.1:8000 (iPhone 13 3F2A…)`.
     ///   - clock: the clock the mapped times are on.
-    public init(name: String, clock: any MotionClock, configuration: Configuration = Configuration()) {
+    ///   - logger: where problems, lost and returned sensors are logged.
+    public init(
+        name: String, clock: any MotionClock, configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "coremotion.network")
+    ) {
         self.storedName = name
         self.clock = clock
         self.configuration = configuration
+        self.logger = logger
         self.buffer = JitterBuffer(configuration: configuration.jitter)
         if let virtual = clock as? VirtualClock {
             observerToken = virtual.addObserver { [weak self] t in self?.emitDue(until: t) }
@@ -141,6 +197,8 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
 
     deinit {
         if let token = observerToken, let virtual = clock as? VirtualClock { virtual.removeObserver(token) }
+        let handlers = closed ? [] : closeHandlers
+        for h in handlers { h() }
     }
 
     // MARK: MotionDevice
@@ -158,6 +216,7 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
         lock.unlock()
     }
 
+    /// The phone's model, when the source learns it.
     public var model: String? {
         get {
             lock.lock()
@@ -178,14 +237,20 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
         let now = clock.now
         for (kind, state) in streams where !state.lost && !isSilent(kind, state, now: now) {
             let rate = state.rate > 0 ? state.rate : 1
-            out[kind] = SensorDescription(kind: kind, name: storedName, minimumRate: rate, maximumRate: rate)
+            out[kind] = SensorDescription(kind: kind, name: announced[kind] ?? storedName, minimumRate: rate, maximumRate: rate)
         }
         return out
     }
 
+    /// Starts the sensors of `rates` (the phone's rate cannot be changed from here: the keys only choose the
+    /// sensors). A sensor started now gets the samples from now less the delay on; one already running keeps
+    /// its stream.
     public func run(_ rates: [SensorKind: Double], sink: @escaping SampleSink, events: @escaping DeviceEventSink) {
         lock.lock()
+        guard !closed else { return lock.unlock() }
+        let from = clock.now - buffer.delay
         active = Set(rates.keys)
+        deliverFrom = Dictionary(uniqueKeysWithValues: active.map { ($0, deliverFrom[$0] ?? from) })
         self.sink = sink
         self.events = events
         updateDriver()
@@ -256,27 +321,49 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
 
     // MARK: Feeding
 
+    /// Hands over the samples of one message, already on the device's clock, that arrived at `arrival`.
+    public func ingest(_ samples: [SensorSample], arrival: TimeInterval) {
+        ingest(samples.map { .sample($0) }, arrival: arrival)
+    }
+
     /// Hands over the items of one message, already on the device's clock, that arrived at `arrival`
-    /// (the device's clock too). Any order; any thread.
-    public func ingest(_ items: [LiveItem], arrival: TimeInterval) {
+    /// (the device's clock too), and the reference data it carried. Any order; any thread. Samples beyond
+    /// Items beyond ``PhoneSampleLimits`` are refused (counted, logged).
+    public func ingest(_ items: [LiveItem], reference new: ReferenceData? = nil, arrival: TimeInterval) {
         var announcements: [DeviceEvent] = []
+        var refused: [String] = []
         lock.lock()
+        if let new { keepReference(new, now: arrival) }
+        guard !closed, !items.isEmpty else {
+            lock.unlock()
+            if clock.isVirtual { emitDue(until: clock.now) }
+            return
+        }
         statistics.messages += 1
         if let last = lastMessage, arrival > last { messageIntervals.add(arrival - last) }
         lastMessage = max(lastMessage ?? arrival, arrival)
-        // Availability and rates, per sensor, from this message's samples.
+        // Availability and rates, per sensor, from this message's believable samples.
         var perSensor: [SensorKind: (count: Int, low: Double, high: Double)] = [:]
         var oldest = Double.infinity
+        var accepted: [LiveItem] = []
+        accepted.reserveCapacity(items.count)
         for item in items {
-            oldest = min(oldest, item.time)
+            if let problem = PhoneSampleLimits.problem(item) {
+                statistics.refusedReadings += 1
+                refused.append("\(item.streamName) reading refused: \(problem)")
+                continue
+            }
             if case .sample(let s) = item {
                 let t = s.time
+                statistics.samples[s.sensor, default: 0] += 1
                 if let e = perSensor[s.sensor] {
                     perSensor[s.sensor] = (e.count + 1, min(e.low, t), max(e.high, t))
                 } else {
                     perSensor[s.sensor] = (1, t, t)
                 }
             }
+            oldest = min(oldest, item.time)
+            accepted.append(item)
         }
         for (kind, e) in perSensor {
             if var state = streams[kind] {
@@ -307,7 +394,7 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
         // Keep only what someone will take.
         let wantsHeadphone = !headphoneSubscribers.isEmpty
         let wantsLocation = locationSink != nil
-        for item in items {
+        for item in accepted {
             switch item {
             case .sample(let s): buffer.insert(item, time: s.time)
             case .headphone(let h): if wantsHeadphone { buffer.insert(item, time: h.time) }
@@ -328,7 +415,8 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
         let events = self.events
         lock.broadcast()
         lock.unlock()
-        if let events { for event in announcements { events(event) } }
+        for message in refused { report(message, category: "reading") }
+        announce(announcements, to: events)
         if clock.isVirtual { emitDue(until: clock.now) }
     }
 
@@ -362,6 +450,193 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
         return lastMessage
     }
 
+    // MARK: Reference data
+
+    /// Apple's outputs the phone sent (attitude, gravity, user acceleration, heading, steps…), times on the
+    /// device's clock, between `from` and `to` (inclusive), time-ordered with one entry per time: reference
+    /// data, never delivered as results.
+    public func referenceData(from: TimeInterval = -.infinity, to: TimeInterval = .infinity) -> ReferenceData {
+        lock.lock()
+        let kept = reference
+        lock.unlock()
+        func select<T>(_ list: [T], _ time: (T) -> Double) -> [T] {
+            var out = list.filter { time($0) >= from && time($0) <= to }
+            out.sort { time($0) < time($1) }
+            var k = 1
+            while k < out.count {
+                if time(out[k]) == time(out[k - 1]) { out.remove(at: k) } else { k += 1 }
+            }
+            return out
+        }
+        var r = ReferenceData()
+        r.attitude = select(kept.attitude, \.time)
+        r.gravity = select(kept.gravity, \.time)
+        r.userAcceleration = select(kept.userAcceleration, \.time)
+        r.rotationRate = select(kept.rotationRate, \.time)
+        r.calibratedMagneticField = select(kept.calibratedMagneticField, \.time)
+        r.heading = select(kept.heading, \.time)
+        r.cumulativeSteps = select(kept.cumulativeSteps, \.time)
+        r.relativeAltitude = select(kept.relativeAltitude, \.time)
+        r.activity = select(kept.activity, \.time)
+        return r
+    }
+
+    /// Adds `new` and drops entries older than ``Configuration/referenceWindow`` before `now` and the oldest
+    /// beyond ``Configuration/referenceEntries`` per kind. Caller holds `lock`.
+    private func keepReference(_ new: ReferenceData, now: TimeInterval) {
+        let limit = configuration.referenceEntries
+        let oldest = now - configuration.referenceWindow
+        func keep<T>(_ added: [T], _ list: inout [T], _ t: (T) -> Double) {
+            list.append(contentsOf: added)
+            if let first = list.first, t(first) < oldest {
+                list.removeFirst(list.firstIndex(where: { t($0) >= oldest }) ?? list.count)
+            }
+            if list.count > limit { list.removeFirst(list.count - limit) }
+        }
+        keep(new.attitude, &reference.attitude, \.time)
+        keep(new.gravity, &reference.gravity, \.time)
+        keep(new.userAcceleration, &reference.userAcceleration, \.time)
+        keep(new.rotationRate, &reference.rotationRate, \.time)
+        keep(new.calibratedMagneticField, &reference.calibratedMagneticField, \.time)
+        keep(new.heading, &reference.heading, \.time)
+        keep(new.cumulativeSteps, &reference.cumulativeSteps, \.time)
+        keep(new.relativeAltitude, &reference.relativeAltitude, \.time)
+        keep(new.activity, &reference.activity, \.time)
+    }
+
+    // MARK: For the sources
+
+    /// Stops the source (its polling or connection, through ``onClose(_:)``) and the delivery. Nothing is
+    /// delivered after.
+    public func close() {
+        lock.lock()
+        let handlers = closed ? [] : closeHandlers
+        closed = true
+        closeHandlers = []
+        active = []
+        sink = nil
+        events = nil
+        locationSink = nil
+        headphoneSubscribers = []
+        updateDriver()
+        for h in handlers { h() }
+    }
+
+    /// Whether ``close()`` was called.
+    public var isClosed: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return closed
+    }
+
+    /// Runs `handler` when the device closes (the source stops its task there).
+    func onClose(_ handler: @escaping @Sendable () -> Void) {
+        lock.lock()
+        let run = closed
+        if !closed { closeHandlers.append(handler) }
+        lock.unlock()
+        if run { handler() }
+    }
+
+    /// Runs `loop` (the source's polling or receiving loop, until ``close()``) on a thread of its own — not a
+    /// Task: the caller may be blocking a thread of Swift concurrency's pool (a test, an async main) — and
+    /// waits for the first data (``waitForFirstData(_:)``).
+    ///
+    /// - Throws: ``PhoneRequestError`` with `failure(wait, " (last problem)")` when the phone did not answer
+    ///   within `wait` seconds; the device is closed then.
+    func start(
+        thread name: String, wait: TimeInterval, loop: @escaping @Sendable () -> Void, failure: (Double, String) -> String
+    ) throws(PhoneRequestError) {
+        let thread = Thread { loop() }
+        thread.name = name
+        thread.start()
+        guard waitForFirstData(wait) else {
+            let problem = currentStatistics.lastProblem
+            close()
+            throw PhoneRequestError(failure(wait, problem.map { " (\($0))" } ?? ""))
+        }
+    }
+
+    /// The sensors the phone says it has, with a description of where each comes from. Replaces the
+    /// previous announcement (a new phyphox session); ``waitForFirstData(_:)`` waits for these.
+    func announce(_ sensors: [SensorKind: String]) {
+        lock.lock()
+        announced = sensors
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    /// The phone answered (a reply or a connection): makes the start succeed even without data.
+    func noteAnswered() {
+        lock.lock()
+        answered = true
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    /// Counts a (re)connection or new session.
+    func noteConnection() {
+        lock.lock()
+        statistics.connections += 1
+        lock.unlock()
+    }
+
+    /// Blocks until every announced sensor has sent two samples (so its rate is known), or `wait` seconds
+    /// passed (wall clock).
+    ///
+    /// - Returns: whether the phone answered at all (``noteAnswered()``) by then.
+    func waitForFirstData(_ wait: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(wait)
+        lock.lock()
+        defer { lock.unlock() }
+        while !closed {
+            let ready = answered && !announced.isEmpty && announced.keys.allSatisfy { (statistics.samples[$0] ?? 0) >= 2 }
+            if ready || !lock.wait(until: deadline) { break }
+        }
+        return answered
+    }
+
+    /// Counts `count` readings refused before they became samples (too few values, not a rotation) and logs why.
+    func refuse(_ message: String, count: Int = 1) {
+        lock.lock()
+        statistics.refusedReadings += count
+        lock.unlock()
+        report(message, category: "reading")
+    }
+
+    /// Logs a problem: a malformed reply (`category` "malformed", counted in ``Statistics/malformed``), a
+    /// refused reading, a failed request. The first ten of each category are logged as errors, then every
+    /// hundredth with the count, so that a hostile phone cannot flood the log.
+    func report(_ message: String, category: String) {
+        lock.lock()
+        let n = (problemCounts[category] ?? 0) + 1
+        problemCounts[category] = n
+        statistics.lastProblem = message
+        if category == "malformed" { statistics.malformed += 1 }
+        let name = storedName
+        lock.unlock()
+        // The message quotes what the phone sent: escaped, so it cannot forge log lines or drive a terminal.
+        if n <= 10 {
+            logger.error("\(name): \(LogSafeText.logSafe(message, limit: 400))")
+        } else if n % 100 == 0 {
+            logger.error("\(name): \(LogSafeText.logSafe(message, limit: 400)) (\(n) problems of this kind so far)")
+        }
+    }
+
+    /// Logs and hands `announcements` to `events`. Called without `lock`.
+    private func announce(_ announcements: [DeviceEvent], to events: DeviceEventSink?) {
+        guard !announcements.isEmpty else { return }
+        let name = self.name
+        for event in announcements {
+            switch event {
+            case .sensorLost(let kind, let reason): logger.warning("\(name): \(kind) lost: \(reason)")
+            case .sensorReturned(let kind): logger.notice("\(name): \(kind) is sending")
+            case .endOfData: break
+            }
+            events?(event)
+        }
+    }
+
     // MARK: Delivery
 
     /// How long without any message counts as silence now. Caller holds `lock`.
@@ -378,7 +653,7 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
     /// Delivers every item due at `now` and reports silences.
     func emitDue(until now: TimeInterval) {
         var out: [LiveItem] = []
-        var lostNow: [(SensorKind, String)] = []
+        var lostNow: [DeviceEvent] = []
         var headphoneEvents: [HeadphoneMotionEvent] = []
         lock.lock()
         while let (t, item) = buffer.popDue(now: now) {
@@ -391,7 +666,7 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
                 }
                 state.lastDelivered = t
                 streams[s.sensor] = state
-                if active.contains(s.sensor) { out.append(item) }
+                if let from = deliverFrom[s.sensor], t >= from { out.append(item) }
             case .headphone:
                 if let last = lastHeadphoneTime, t <= last {
                     if t == last { statistics.duplicates += 1 } else { statistics.late += 1 }
@@ -407,12 +682,13 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
         }
         statistics.delivered += out.count
         // Silences.
+        let problem = statistics.lastProblem.map { " (last problem: \($0))" } ?? ""
         for (kind, state) in streams where !state.lost && isSilent(kind, state, now: now) {
             streams[kind]!.lost = true
-            let reason = (lastMessage.map { now - $0 > phoneSilence } ?? false)
-                ? "the phone sent nothing for \(Self.seconds(phoneSilence)) s"
-                : "the phone stopped sending \(kind) (nothing for \(Self.seconds(now - state.lastArrival)) s)"
-            lostNow.append((kind, reason))
+            let phoneSilent = lastMessage.map { now - $0 > phoneSilence } ?? false
+            let reason = (phoneSilent ? "no data from the phone" : "no \(kind) data from the phone")
+                + " for \(Self.seconds(now - state.lastArrival)) s" + problem
+            lostNow.append(.sensorLost(kind, reason: reason))
         }
         if headphoneConnected, let last = lastHeadphoneTime, now - (last + buffer.delay) > configuration.headphoneSilence {
             headphoneConnected = false
@@ -442,7 +718,7 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {
         }
         for event in headphoneEvents { for receive in headphone { receive(event) } }
         deliveryLock.unlock()
-        if let events { for (kind, reason) in lostNow { events(.sensorLost(kind, reason: reason)) } }
+        announce(lostNow, to: events)
     }
 
     private static func seconds(_ t: TimeInterval) -> String { String(format: "%.1f", t) }

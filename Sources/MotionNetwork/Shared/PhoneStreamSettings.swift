@@ -1,0 +1,82 @@
+import Foundation
+import Logging
+import MotionSamples
+
+/// Settings of the polled and streamed phone sources, phyphox and SensorServer (`COREMOTION_DEVICE` options
+/// `wait`, `silence`, `delay`); what the device does with them is docs/network.md, "What every phone
+/// device does".
+public struct PhoneStreamSettings: Sendable, Hashable {
+    /// How long making the device waits for the phone's first data, seconds: it returns as soon as every
+    /// sensor the phone announced has sent two samples, or after this long with the sensors that have.
+    public var wait: Double
+    /// How long the phone may send nothing before its sensors are lost (`sensorLost`), seconds
+    /// (``LiveDevice/Configuration/silence``).
+    public var silence: Double
+    /// The least time samples are held to release them merge-sorted and evenly paced, seconds after their
+    /// time; the jitter buffer raises it to what the network needs (``JitterBuffer``).
+    public var delay: Double
+
+    /// - Parameters: see the properties.
+    public init(wait: Double = 5, silence: Double = 2, delay: Double) {
+        self.wait = wait
+        self.silence = silence
+        self.delay = delay
+    }
+
+    /// The option names these settings read.
+    public static let optionNames = ["wait", "silence", "delay"]
+
+    /// Reads `wait`, `silence` and `delay` from `options` (seconds), over `defaults`.
+    public init(options: [String: String], defaults: PhoneStreamSettings) throws(PhoneOptionError) {
+        self = defaults
+        wait = try PhoneOptionError.seconds(options, "wait", defaults.wait, allowZero: true)
+        silence = try PhoneOptionError.seconds(options, "silence", defaults.silence, allowZero: false)
+        delay = try PhoneOptionError.seconds(options, "delay", defaults.delay, allowZero: true)
+    }
+}
+
+/// A malformed option of a phone device (the message names the option and what it takes).
+public struct PhoneOptionError: Error, Sendable, CustomStringConvertible {
+    /// The problem, in words.
+    public var description: String
+
+    /// An error saying `description`.
+    public init(_ description: String) { self.description = description }
+
+    static func seconds(_ options: [String: String], _ key: String, _ value: Double, allowZero: Bool) throws(PhoneOptionError) -> Double {
+        guard let text = options[key] else { return value }
+        guard let v = Double(text), v.isFinite, allowZero ? v >= 0 : v > 0, v <= 3600 else {
+            throw PhoneOptionError("\(key) must be a number of seconds \(allowZero ? "from 0" : "above 0") to 3600, found '\(text)'")
+        }
+        return v
+    }
+}
+
+extension LiveDevice {
+    /// Makes the device of a polled or streamed phone (phyphox, SensorServer), starts `loop(device)` on a
+    /// thread of its own and waits for the first data (``PhoneStreamSettings/wait``).
+    ///
+    /// - Parameters:
+    ///   - scheme: the device's name before the address (`phyphox`), also the thread's (`coremotion.phyphox`).
+    ///   - app: the app's name in the error (`SensorServer`).
+    ///   - advice: what to check when the phone does not answer.
+    /// - Throws: ``PhoneRequestError`` when the phone did not answer at all during the wait.
+    static func connect(
+        _ scheme: String, app: String, url: String, settings: PhoneStreamSettings, clock: any MotionClock, logger: Logger,
+        advice: String, loop: (LiveDevice) -> @Sendable () -> Void
+    ) throws(PhoneRequestError) -> LiveDevice {
+        let device = LiveDevice(name: "\(scheme):\(url)", clock: clock, configuration: Configuration(settings), logger: logger)
+        try device.start(thread: "coremotion.\(scheme)", wait: settings.wait, loop: loop(device)) { wait, problem in
+            "\(app) at \(url) did not answer within \(wait) s\(problem); \(advice)"
+        }
+        return device
+    }
+
+    /// Sleeps `seconds` (wall clock), or less when the device closes meanwhile.
+    func pause(_ seconds: Double) {
+        let end = Date().addingTimeInterval(seconds)
+        while !isClosed, Date() < end {
+            Thread.sleep(forTimeInterval: min(0.05, max(0, end.timeIntervalSinceNow)))
+        }
+    }
+}

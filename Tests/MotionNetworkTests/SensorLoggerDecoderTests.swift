@@ -102,6 +102,22 @@ struct SensorLoggerDecoderTests {
         }
     }
 
+    /// The decoder reads with the network decoders' one strict reader: an error names the byte where it
+    /// stopped, and what JSON forbids (a leading zero, a lone surrogate) is refused as in PhoneJSON.
+    @Test func strictGrammarWithTheByteOffset() {
+        for (body, offset) in [(#"{"payload":[],"x":01}"#, 19), (#"{"payload":[],"x":1.}"#, 20), (#"{"payload":[] "x":1}"#, 14)] {
+            do {
+                _ = try decode(body)
+                Issue.record("\(body) decoded")
+            } catch {
+                #expect(error.kind == .syntax && error.offset == offset, "\(body): \(error)")
+                #expect(error.description.contains("at byte \(offset)"))
+            }
+        }
+        #expect(throws: SensorLoggerDecodingError.self) { try decode(#"{"deviceId":"\ud800","payload":[]}"#) }
+        #expect(SensorLoggerDecoder.maximumDepth == PhoneJSON.maximumDepth)
+    }
+
     @Test func deepNestingIsRefusedNotRecursedForever() {
         let deep = #"{"payload":[],"x":"# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}"
         #expect(throws: SensorLoggerDecodingError.self) { try decode(deep) }

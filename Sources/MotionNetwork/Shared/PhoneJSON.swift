@@ -1,28 +1,33 @@
-// Shared helper of the phone network sources (phyphox, SensorServer; branch net-phyphox). At the merge with
-// the Sensor Logger push server, fold with its JSON reading if it has one.
 import Foundation
+import MotionRecordings
 
-/// A JSON value as a phone sent it: a small strict reader (RFC 8259) for the network decoders.
+/// A JSON value as a phone sent it (phyphox, SensorServer), read by the network decoders' one strict
+/// reader (``JSONReader``, RFC 8259).
 ///
 /// Why not Foundation's `JSONSerialization`: its numbers come back as `NSNumber`, which on Linux cannot tell
 /// `true` from `1`, and it reads a 19-digit integer (SensorServer's boot-clock nanoseconds) as a `Double`.
-/// This reader keeps an integer exactly (``int64``), refuses anything that is not JSON with the byte
-/// offset where it stopped, bounds nesting (``maximumDepth``) so that hostile input cannot exhaust the
-/// stack, and never traps (it is fuzzed: `Fuzz/`).
+/// This keeps an integer exactly (``int64``), refuses anything that is not JSON with the byte offset where
+/// it stopped, bounds nesting (``maximumDepth``) so that hostile input cannot exhaust the stack, and never
+/// traps (it is fuzzed: `Fuzz/`).
 public enum PhoneJSON: Sendable, Equatable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// A number: its value as a `Double` and, when it is an integer that fits, exactly as an `Int64`.
     case number(Double, exact: Int64?)
+    /// A string, escapes decoded.
     case string(String)
+    /// An array.
     case array([PhoneJSON])
     /// An object, with its members in the order they came (a repeated key keeps its last value in
     /// ``subscript(_:)``).
     case object([(String, PhoneJSON)])
 
-    /// Deepest nesting of arrays and objects accepted.
-    public static let maximumDepth = 32
+    /// Deepest nesting of arrays and objects accepted (``JSONLimits/maximumDepth``).
+    public static let maximumDepth = JSONLimits.maximumDepth
 
+    /// Whether two values are the same (a NaN number equals a NaN; members compare in order).
     public static func == (a: PhoneJSON, b: PhoneJSON) -> Bool {
         switch (a, b) {
         case (.null, .null): true
@@ -53,21 +58,25 @@ public enum PhoneJSON: Sendable, Equatable {
         return nil
     }
 
+    /// The value when it is a string.
     public var string: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
+    /// The value when it is a boolean.
     public var bool: Bool? {
         if case .bool(let b) = self { return b }
         return nil
     }
 
+    /// The elements when it is an array.
     public var array: [PhoneJSON]? {
         if case .array(let a) = self { return a }
         return nil
     }
 
+    /// Whether it is `null`.
     public var isNull: Bool {
         if case .null = self { return true }
         return false
@@ -85,238 +94,82 @@ public enum PhoneJSON: Sendable, Equatable {
         }
     }
 
-    /// Parses one JSON text (whitespace around it allowed, nothing else after it).
+    /// Parses one JSON text (whitespace around it allowed, nothing else after it) with the network decoders'
+    /// one reader (``JSONReader``).
     public static func parse(_ bytes: some Collection<UInt8>) throws(PhoneJSONError) -> PhoneJSON {
-        let array = Array(bytes)
-        return try array.withUnsafeBufferPointer { buffer throws(PhoneJSONError) -> PhoneJSON in
-            var reader = Reader(bytes: buffer)
-            reader.skipSpace()
-            let value = try reader.value(depth: 0)
-            reader.skipSpace()
-            guard reader.position == buffer.count else { throw reader.error("end of the text") }
-            return value
-        }
+        let parsed: Result<PhoneJSON, PhoneJSONError>? = bytes.withContiguousStorageIfAvailable { parse(buffer: $0) }
+        if let parsed { return try parsed.get() }
+        return try Array(bytes).withUnsafeBufferPointer { parse(buffer: $0) }.get()
     }
 
-    private struct Reader {
-        let bytes: UnsafeBufferPointer<UInt8>
-        var position = 0
-
-        func error(_ expected: String) -> PhoneJSONError {
-            let found: String
-            if position >= bytes.count {
-                found = "the end"
-            } else {
-                let b = bytes[position]
-                found = (0x20..<0x7F).contains(b) ? "'\(Character(Unicode.Scalar(b)))'" : "byte 0x" + String(b, radix: 16)
-            }
-            return PhoneJSONError(offset: position, expected: expected, found: found)
+    private static func parse(buffer: UnsafeBufferPointer<UInt8>) -> Result<PhoneJSON, PhoneJSONError> {
+        guard let base = buffer.baseAddress else {
+            return .failure(PhoneJSONError(offset: 0, expected: "a value", found: "the end"))
         }
-
-        mutating func skipSpace() {
-            while position < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[position]) { position += 1 }
+        var reader = JSONReader<PhoneJSONError>(base, count: buffer.count)
+        do {
+            let value = try reader.value(depth: 0)
+            try reader.end()
+            return .success(value)
+        } catch {
+            return .failure(error)
         }
+    }
+}
 
-        mutating func literal(_ word: StaticString, _ value: PhoneJSON) throws(PhoneJSONError) -> PhoneJSON {
-            let count = word.utf8CodeUnitCount
-            guard bytes.count - position >= count else { throw error("'\(word)'") }
-            for k in 0..<count where bytes[position + k] != word.utf8Start[k] {
-                position += k
-                throw error("'\(word)'")
+extension JSONReader where Failure == PhoneJSONError {
+    /// The value at the cursor, as a tree, at nesting `depth`.
+    mutating func value(depth: Int) throws(PhoneJSONError) -> PhoneJSON {
+        switch peek() {
+        case 0x7B:
+            var members: [(String, PhoneJSON)] = []
+            try object(depth: depth) { (r, name) throws(PhoneJSONError) in
+                members.append((try r.decodeString(name.start, name.end, name.escaped), try r.value(depth: depth + 1)))
             }
-            position += count
-            return value
-        }
-
-        mutating func value(depth: Int) throws(PhoneJSONError) -> PhoneJSON {
-            guard position < bytes.count else { throw error("a value") }
-            switch bytes[position] {
-            case UInt8(ascii: "{"):
-                guard depth < PhoneJSON.maximumDepth else { throw error("at most \(PhoneJSON.maximumDepth) levels of nesting") }
-                position += 1
-                var members: [(String, PhoneJSON)] = []
-                skipSpace()
-                if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-                    position += 1
-                    return .object(members)
-                }
-                while true {
-                    skipSpace()
-                    guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw error("a member name in quotes") }
-                    let key = try string()
-                    skipSpace()
-                    guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("':'") }
-                    position += 1
-                    skipSpace()
-                    members.append((key, try value(depth: depth + 1)))
-                    skipSpace()
-                    guard position < bytes.count else { throw error("',' or '}'") }
-                    if bytes[position] == UInt8(ascii: ",") {
-                        position += 1
-                        continue
-                    }
-                    guard bytes[position] == UInt8(ascii: "}") else { throw error("',' or '}'") }
-                    position += 1
-                    return .object(members)
-                }
-            case UInt8(ascii: "["):
-                guard depth < PhoneJSON.maximumDepth else { throw error("at most \(PhoneJSON.maximumDepth) levels of nesting") }
-                position += 1
-                var elements: [PhoneJSON] = []
-                skipSpace()
-                if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
-                    position += 1
-                    return .array(elements)
-                }
-                while true {
-                    skipSpace()
-                    elements.append(try value(depth: depth + 1))
-                    skipSpace()
-                    guard position < bytes.count else { throw error("',' or ']'") }
-                    if bytes[position] == UInt8(ascii: ",") {
-                        position += 1
-                        continue
-                    }
-                    guard bytes[position] == UInt8(ascii: "]") else { throw error("',' or ']'") }
-                    position += 1
-                    return .array(elements)
-                }
-            case UInt8(ascii: "\""):
-                return .string(try string())
-            case UInt8(ascii: "t"):
-                return try literal("true", .bool(true))
-            case UInt8(ascii: "f"):
-                return try literal("false", .bool(false))
-            case UInt8(ascii: "n"):
-                return try literal("null", .null)
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return try number()
-            default:
-                throw error("a value")
-            }
-        }
-
-        mutating func digits() -> Int {
-            let start = position
-            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1 }
-            return position - start
-        }
-
-        mutating func number() throws(PhoneJSONError) -> PhoneJSON {
-            let start = position
-            if bytes[position] == UInt8(ascii: "-") { position += 1 }
-            let intStart = position
-            let intDigits = digits()
-            guard intDigits > 0 else { throw error("a digit") }
-            if intDigits > 1, bytes[intStart] == UInt8(ascii: "0") {
-                position = intStart + 1
-                throw error("no leading zero")
-            }
-            var integer = true
-            if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
-                integer = false
-                position += 1
-                guard digits() > 0 else { throw error("a digit after '.'") }
-            }
-            if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
-                integer = false
-                position += 1
-                if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
-                guard digits() > 0 else { throw error("a digit in the exponent") }
-            }
-            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-            // The grammar was checked above, so Double's parser (strtod) only rounds; an overflow gives ±inf,
-            // which the decoders refuse as not finite.
-            let value = Double(text) ?? .nan
-            return .number(value, exact: integer ? Int64(text) : nil)
-        }
-
-        mutating func hex4() throws(PhoneJSONError) -> UInt32 {
-            guard bytes.count - position >= 4 else { throw error("4 hex digits") }
-            var v: UInt32 = 0
-            for _ in 0..<4 {
-                let c = bytes[position]
-                let d: UInt32
-                switch c {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(c - UInt8(ascii: "0"))
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(c - UInt8(ascii: "a") + 10)
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(c - UInt8(ascii: "A") + 10)
-                default: throw error("a hex digit")
-                }
-                v = v << 4 | d
-                position += 1
-            }
-            return v
-        }
-
-        mutating func string() throws(PhoneJSONError) -> String {
-            position += 1  // the opening quote
-            var runStart = position
-            var out = ""
-            func flush(_ end: Int) {
-                if end > runStart {
-                    out += String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<end]), as: UTF8.self)
-                }
-            }
-            while true {
-                guard position < bytes.count else { throw error("'\"' closing the string") }
-                let c = bytes[position]
-                if c == UInt8(ascii: "\"") {
-                    flush(position)
-                    position += 1
-                    return out
-                }
-                if c < 0x20 { throw error("no control character inside a string") }
-                if c != UInt8(ascii: "\\") {
-                    position += 1
-                    continue
-                }
-                flush(position)
-                position += 1
-                guard position < bytes.count else { throw error("an escape") }
-                let e = bytes[position]
-                position += 1
-                var scalar: Unicode.Scalar
-                switch e {
-                case UInt8(ascii: "\""): scalar = "\""
-                case UInt8(ascii: "\\"): scalar = "\\"
-                case UInt8(ascii: "/"): scalar = "/"
-                case UInt8(ascii: "b"): scalar = "\u{08}"
-                case UInt8(ascii: "f"): scalar = "\u{0C}"
-                case UInt8(ascii: "n"): scalar = "\n"
-                case UInt8(ascii: "r"): scalar = "\r"
-                case UInt8(ascii: "t"): scalar = "\t"
-                case UInt8(ascii: "u"):
-                    var code = try hex4()
-                    if (0xD800..<0xDC00).contains(code) {
-                        // A high surrogate must be followed by an escaped low one.
-                        guard bytes.count - position >= 6, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
-                            throw error("a low surrogate after a high one")
-                        }
-                        position += 2
-                        let low = try hex4()
-                        guard (0xDC00..<0xE000).contains(low) else { throw error("a low surrogate after a high one") }
-                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-                    }
-                    guard let s = Unicode.Scalar(code) else { throw error("a Unicode scalar, not a lone surrogate") }
-                    scalar = s
-                default:
-                    position -= 1
-                    throw error("a valid escape")
-                }
-                out.unicodeScalars.append(scalar)
-                runStart = position
-            }
+            return .object(members)
+        case 0x5B:
+            var elements: [PhoneJSON] = []
+            try array(depth: depth) { (r) throws(PhoneJSONError) in elements.append(try r.value(depth: depth + 1)) }
+            return .array(elements)
+        case 0x22:
+            let (start, end, escaped) = try stringToken()
+            return .string(try decodeString(start, end, escaped))
+        case 0x74:
+            try literal("true")
+            return .bool(true)
+        case 0x66:
+            try literal("false")
+            return .bool(false)
+        case 0x6E:
+            try literal("null")
+            return .null
+        default:
+            let (start, end, integer) = try numberToken()
+            // The grammar was checked: the parser only rounds; an overflow gives ±inf or nil (NaN), which
+            // the decoders refuse as not finite.
+            let value = DecimalParser.parseDouble(p, start, end) ?? .nan
+            return .number(value, exact: integer ? DecimalParser.parseInt64(p, start, end) : nil)
         }
     }
 }
 
 /// Why a text is not JSON: where the reader stopped and what it expected there.
-public struct PhoneJSONError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct PhoneJSONError: Error, Sendable, Equatable, CustomStringConvertible, JSONReadFailure {
     /// Byte offset from the start of the text.
     public var offset: Int
+    /// What the reader expected there.
     public var expected: String
+    /// What was there (`'x'`, `byte 0x1`, `the end`).
     public var found: String
 
+    static func syntax(expected: String, found: String, at offset: Int) -> PhoneJSONError {
+        PhoneJSONError(offset: offset, expected: expected, found: found)
+    }
+
+    static func tooDeep(at offset: Int) -> PhoneJSONError {
+        PhoneJSONError(offset: offset, expected: "at most \(JSONLimits.maximumDepth) levels of nesting", found: "a deeper array or object")
+    }
+
+    /// The error in words, with its byte offset.
     public var description: String { "not JSON at byte \(offset): expected \(expected), found \(found)" }
 }

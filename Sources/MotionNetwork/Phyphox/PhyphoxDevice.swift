@@ -3,7 +3,14 @@ import Logging
 import MotionSamples
 
 /// Where the phone is and how to poll it: `COREMOTION_DEVICE=phyphox:http://HOST:PORT[?options]`.
-public struct PhyphoxSettings: Sendable, Hashable {
+public struct PhyphoxSettings: PhoneSourceSettings {
+    /// `phyphox`.
+    public static let scheme = "phyphox"
+    /// `phyphox`.
+    public static let app = "phyphox"
+    /// What to check when the phone does not answer.
+    public static let advice = "is remote access on, and the phone on this network?"
+
     /// The phone's address (a name, IPv4 or IPv6 address).
     public var host: String
     /// The port of phyphox's remote access (8080 on Android; 80, else 8080, on iOS).
@@ -37,6 +44,9 @@ public struct PhyphoxSettings: Sendable, Hashable {
         self.platform = platform
         self.startMeasuring = startMeasuring
     }
+
+    /// The polling loop of `device` (``PhyphoxDevice``'s steps 1–4).
+    public func loop(for device: LiveDevice) -> @Sendable () -> Void { PhyphoxPoller(settings: self, device: device).run }
 
     /// Reads `http://HOST[:PORT][/]` (or `HOST[:PORT]`; the port defaults to 8080, phyphox's, or 80 with an
     /// explicit `http://`) and the options.
@@ -125,19 +135,9 @@ enum PhoneAddress {
 /// Values: Android's conventions on both platforms (phyphox converts iOS's), to Apple's with
 /// ``AndroidConventions``: acceleration ÷ −9.80665 (Android) or ÷ −9.81 (iOS); rad/s and µT as they are;
 /// hPa ÷ 10; attitude (ENU, y north, on both) turned to x-north.
-public enum PhyphoxDevice {
-    /// Connects, waits for the first data (``PhoneStreamSettings/wait``) and returns the device, polling.
-    ///
-    /// - Throws: ``PhoneRequestError`` when the phone did not answer at all during the wait.
-    public static func connect(
-        _ settings: PhyphoxSettings, clock: any MotionClock = SystemClock.shared,
-        logger: Logger = Logger(label: "coremotion.phyphox")
-    ) throws(PhoneRequestError) -> LiveDevice {
-        try LiveDevice.connect(
-            "phyphox", app: "phyphox", url: settings.url, settings: settings.stream, clock: clock, logger: logger,
-            advice: "is remote access on, and the phone on this network?"
-        ) { PhyphoxPoller(settings: settings, device: $0).run }
-    }
+public enum PhyphoxDevice: PhoneSource {
+    /// Where the phone is and how to poll it.
+    public typealias Settings = PhyphoxSettings
 }
 
 /// The polling loop of one phyphox device.

@@ -18,31 +18,34 @@ public struct SensorLoggerDecodingError: Error, Sendable, Hashable, CustomString
         case tooLarge
     }
 
+    /// What went wrong.
     public var kind: Kind
     /// A short reason, sent back to the phone.
     public var reason: String
     /// Byte offset in the body where it was noticed.
     public var offset: Int
 
+    /// An error of `kind` at byte `offset`, saying `reason`.
     public init(_ kind: Kind, _ reason: String, at offset: Int) {
         self.kind = kind
         self.reason = reason
         self.offset = offset
     }
 
+    /// The reason with the byte offset.
     public var description: String { "\(reason) (at byte \(offset))" }
 }
 
 /// Decodes Sensor Logger push bodies with the network decoders' one strict reader (``JSONReader``), read
 /// straight into this one schema rather than through a ``PhoneJSON`` tree.
 ///
-/// Why not a tree: BENCHMARKS.md §8 ("decode") measures this decoder at 2.85–5.08 M readings/s (p50) with
-/// 256 allocations per 3,000 readings, and the receiver's load run (100 phones, 30,000 readings/s) costs
-/// 66–71 % of a core with it; a tree costs an allocation per key, string and container (about ten per
-/// reading), which at that load is the difference between one core and more. So the grammar, positions
-/// and depth bound are the shared reader's, and only the walk over the schema is this decoder's: a
-/// message's values land in two flat arrays (no allocation per reading), numbers go through
-/// ``DecimalParser`` (exact).
+/// Why not a tree: BENCHMARKS.md §8 ("decode", target ≥ 1 M readings/s) measures this decoder at 2.85–5.08 M
+/// readings/s (p50) with 256 allocations per 3,000 readings, and the receiver's 100-phone load run costs
+/// 66–71 % of a core with it. Building the ``PhoneJSON`` tree of the same pushes alone reaches 0.51–0.54 M
+/// readings/s (p50; this schema walk 2.50–2.57 M in the same run, §8's note of 2026-11-29): below the
+/// target before any conversion. So the grammar, positions and depth bound are the shared reader's, and
+/// only the walk over the schema is this decoder's: a message's values land in two flat arrays (no
+/// allocation per reading), numbers go through ``DecimalParser`` (exact).
 ///
 /// Lenient where the app is: `time` and `messageId` as integers, double renderings
 /// (`1.7152544487868948e18`) or numeric strings; values as numbers, numeric strings or booleans (also

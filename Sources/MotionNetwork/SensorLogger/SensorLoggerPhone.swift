@@ -7,13 +7,16 @@ public struct SensorLoggerReply: Sendable, Hashable {
     /// 200 accepted (also duplicates), 400 malformed, 401 missing or wrong token, 413 too large, 499 a
     /// message for the user (Sensor Logger shows its text once per recording).
     public var status: Int
+    /// The text, shown by Sensor Logger for a 499.
     public var text: String
 
+    /// A reply of `status` saying `text`.
     public init(status: Int, text: String) {
         self.status = status
         self.text = text
     }
 
+    /// 200 "ok".
     public static let ok = SensorLoggerReply(status: 200, text: "ok")
     /// A push taken but whose readings were left out: its time is far from the phone's clock (``PhoneClock``).
     public static let heldByClock = SensorLoggerReply(status: 200, text: "ok (readings left out: their time is far from this phone's clock)")
@@ -59,16 +62,23 @@ public final class SensorLoggerPhone: @unchecked Sendable {
 
     /// What a phone did, for listings (`coremotion devices --network`).
     public struct Summary: Sendable, Hashable {
+        /// The phone's `deviceId`.
         public var deviceId: String
+        /// The recording now (its `sessionId`).
         public var sessionId: String?
+        /// The study's `userId`, if any.
         public var userId: String?
+        /// Messages taken (duplicates aside).
         public var messages = 0
+        /// Messages dropped as duplicates (a `messageId` seen in the recording).
         public var duplicates = 0
+        /// Readings in the messages taken.
         public var readings = 0
         /// Readings left out: incomplete values, a time before 1970, accelerations while the convention is undecided.
         public var skippedReadings = 0
         /// Reading names and how many of each.
         public var readingCounts: [String: Int] = [:]
+        /// The convention in force and why, once decided.
         public var decision: SensorLoggerConventionDecision?
         /// The source chosen for each raw sensor (the reading's name).
         public var sources: [String: String] = [:]

@@ -3,7 +3,14 @@ import Logging
 import MotionSamples
 
 /// Where the phone is: `COREMOTION_DEVICE=sensorserver:ws://HOST:PORT[?options]`.
-public struct SensorServerSettings: Sendable, Hashable {
+public struct SensorServerSettings: PhoneSourceSettings {
+    /// `sensorserver`.
+    public static let scheme = "sensorserver"
+    /// `SensorServer`.
+    public static let app = "SensorServer"
+    /// What to check when the phone does not answer.
+    public static let advice = "is its server started, and the phone on this network?"
+
     /// The phone's address (a name, IPv4 or IPv6 address).
     public var host: String
     /// The port of SensorServer's WebSocket server (8080 by default in the app).
@@ -26,6 +33,9 @@ public struct SensorServerSettings: Sendable, Hashable {
                 sensors: [SensorServerSensor] = SensorServerSensor.allCases) {
         (self.host, self.port, self.stream, self.sensors) = (host, port, stream, sensors)
     }
+
+    /// The connection loop of `device` (``SensorServerDevice``'s rules).
+    public func loop(for device: LiveDevice) -> @Sendable () -> Void { SensorServerClient(settings: self, device: device).run }
 
     /// Reads `ws://HOST[:PORT][/]` (or `HOST[:PORT]`; the port defaults to 8080, SensorServer's) and the options.
     public init(url: String, options: [String: String]) throws(PhoneOptionError) {
@@ -50,19 +60,9 @@ public struct SensorServerSettings: Sendable, Hashable {
 ///   reconnect after 0.1 s, doubling up to 5 s, meanwhile the sensors go lost after the silence; 4002, 4003,
 ///   4006–4009 (the request was refused): logged as errors, retried every 10 s.
 /// - The sampling period is SensorServer's setting on the phone (default 200 ms, 5 Hz): lower it there.
-public enum SensorServerDevice {
-    /// Connects, waits for the first data (``PhoneStreamSettings/wait``) and returns the device, streaming.
-    ///
-    /// - Throws: ``PhoneRequestError`` when the phone did not answer at all during the wait.
-    public static func connect(
-        _ settings: SensorServerSettings, clock: any MotionClock = SystemClock.shared,
-        logger: Logger = Logger(label: "coremotion.sensorserver")
-    ) throws(PhoneRequestError) -> LiveDevice {
-        try LiveDevice.connect(
-            "sensorserver", app: "SensorServer", url: settings.url, settings: settings.stream, clock: clock, logger: logger,
-            advice: "is its server started, and the phone on this network?"
-        ) { SensorServerClient(settings: settings, device: $0).run }
-    }
+public enum SensorServerDevice: PhoneSource {
+    /// Where the phone is and which sensors to ask for.
+    public typealias Settings = SensorServerSettings
 
     /// The path that asks for `sensors`: `/sensors/connect?types=[…]` (URL-encoded) for two or more,
     /// `/sensor/connect?type=…` for one.

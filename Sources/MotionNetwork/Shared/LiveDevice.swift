@@ -126,6 +126,7 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {  // @unchecke
         public var batchPeriod: TimeInterval?
     }
 
+    /// The clock the mapped times are on (the system clock for a phone; a virtual one in tests).
     public let clock: any MotionClock
     /// The timing and bounds this device was made with.
     public let configuration: Configuration
@@ -203,6 +204,7 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {  // @unchecke
 
     // MARK: MotionDevice
 
+    /// The device's name (the source, the address, the phone once known).
     public var name: String {
         lock.lock()
         defer { lock.unlock() }
@@ -230,6 +232,8 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {  // @unchecke
         }
     }
 
+    /// The sensors sending now (docs/network.md, "What every phone device does": availability, silence),
+    /// each with the rate measured from its samples.
     public var sensors: [SensorKind: SensorDescription] {
         lock.lock()
         defer { lock.unlock() }
@@ -256,6 +260,7 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {  // @unchecke
         updateDriver()
     }
 
+    /// The phone's location fixes, once one came.
     public var locationDescription: LocationDescription? {
         lock.lock()
         defer { lock.unlock() }
@@ -263,6 +268,7 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {  // @unchecke
         return LocationDescription(name: storedName, hasAltitude: fixHasAltitude, typicalInterval: fixIntervals.median ?? 1)
     }
 
+    /// Delivers fixes to `sink` (the last one at once), or stops with `nil`.
     public func runLocation(_ sink: LocationSink?) {
         lock.lock()
         let starting = locationSink == nil && sink != nil

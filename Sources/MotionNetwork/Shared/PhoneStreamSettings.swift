@@ -52,26 +52,53 @@ public struct PhoneOptionError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-extension LiveDevice {
-    /// Makes the device of a polled or streamed phone (phyphox, SensorServer), starts `loop(device)` on a
-    /// thread of its own and waits for the first data (``PhoneStreamSettings/wait``).
+/// The settings of a polled or streamed phone source (phyphox, SensorServer): where the phone is, its
+/// ``PhoneStreamSettings``, and the loop that feeds a ``LiveDevice``.
+public protocol PhoneSourceSettings: Sendable, Hashable {
+    /// The device's name before the address (`phyphox`), also its thread's (`coremotion.phyphox`) and
+    /// its default logger's label.
+    static var scheme: String { get }
+    /// The app's name, for messages (`SensorServer`).
+    static var app: String { get }
+    /// What to check when the phone does not answer, for the error.
+    static var advice: String { get }
+    /// The phone's address as given (`http://192.168.1.5:8080`).
+    var url: String { get }
+    /// Start, silence and delay.
+    var stream: PhoneStreamSettings { get }
+    /// The source's polling or receiving loop for `device`, run on a thread of its own until the device
+    /// closes.
+    func loop(for device: LiveDevice) -> @Sendable () -> Void
+}
+
+/// A polled or streamed phone source (``PhyphoxDevice``, ``SensorServerDevice``): its ``connect(_:clock:logger:)``.
+public protocol PhoneSource {
+    /// Its settings.
+    associatedtype Settings: PhoneSourceSettings
+}
+
+extension PhoneSource {
+    /// Connects: makes the ``LiveDevice``, starts the source's loop on a thread of its own, waits for the
+    /// first data (``PhoneStreamSettings/wait``) and returns the device.
     ///
-    /// - Parameters:
-    ///   - scheme: the device's name before the address (`phyphox`), also the thread's (`coremotion.phyphox`).
-    ///   - app: the app's name in the error (`SensorServer`).
-    ///   - advice: what to check when the phone does not answer.
-    /// - Throws: ``PhoneRequestError`` when the phone did not answer at all during the wait.
-    static func connect(
-        _ scheme: String, app: String, url: String, settings: PhoneStreamSettings, clock: any MotionClock, logger: Logger,
-        advice: String, loop: (LiveDevice) -> @Sendable () -> Void
+    /// - Parameter logger: where problems go (default: label `coremotion.SCHEME`).
+    /// - Throws: ``PhoneRequestError`` when the phone did not answer at all during the wait; the device is
+    ///   closed then.
+    public static func connect(
+        _ settings: Settings, clock: any MotionClock = SystemClock.shared, logger: Logger? = nil
     ) throws(PhoneRequestError) -> LiveDevice {
-        let device = LiveDevice(name: "\(scheme):\(url)", clock: clock, configuration: Configuration(settings), logger: logger)
-        try device.start(thread: "coremotion.\(scheme)", wait: settings.wait, loop: loop(device)) { wait, problem in
-            "\(app) at \(url) did not answer within \(wait) s\(problem); \(advice)"
+        let scheme = Settings.scheme
+        let device = LiveDevice(
+            name: "\(scheme):\(settings.url)", clock: clock, configuration: LiveDevice.Configuration(settings.stream),
+            logger: logger ?? Logger(label: "coremotion.\(scheme)"))
+        try device.start(thread: "coremotion.\(scheme)", wait: settings.stream.wait, loop: settings.loop(for: device)) { wait, problem in
+            "\(Settings.app) at \(settings.url) did not answer within \(wait) s\(problem); \(Settings.advice)"
         }
         return device
     }
+}
 
+extension LiveDevice {
     /// Sleeps `seconds` (wall clock), or less when the device closes meanwhile.
     func pause(_ seconds: Double) {
         let end = Date().addingTimeInterval(seconds)

@@ -268,6 +268,20 @@ struct SensorLoggerDeviceTests {
         #expect(abs(buffer.delay - 0.28) < 1e-9)
     }
 
+    /// The one set of plausibility limits applies to Sensor Logger too: a reading beyond ±64 g is refused,
+    /// counted and not delivered; its neighbour is.
+    @Test func implausibleReadingsAreRefused() {
+        let rig = Rig(platform: .ios)
+        let t0: Int64 = 1_745_877_875_000_000_000
+        let body = #"{"messageId":1,"sessionId":"s","deviceId":"d","payload":["#
+            + #"{"name":"accelerometeruncalibrated","time":\#(t0),"values":{"x":500,"y":0,"z":-1}},"#
+            + #"{"name":"accelerometeruncalibrated","time":\#(t0 + 10_000_000),"values":{"x":0,"y":0,"z":-1}}]}"#
+        #expect(rig.server.receive(Array(body.utf8), authorization: nil, arrival: rig.clock.now).status == 200)
+        rig.clock.advance(by: 1)
+        #expect(rig.server.device.currentStatistics.refusedReadings == 1)
+        #expect(rig.collector.samples(of: .accelerometer).map(\.vector) == [Vector3(0, 0, -1)])
+    }
+
     // MARK: Several phones
 
     @Test func phonesAreSeparate() throws {

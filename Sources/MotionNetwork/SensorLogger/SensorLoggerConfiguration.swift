@@ -31,7 +31,8 @@ public struct SensorLoggerConfiguration: Sendable, Hashable, CustomStringConvert
     /// How long it then keeps listening before the device is handed over, seconds, so that sensors
     /// slower than one batch (a barometer at 1 Hz) are seen and available at once.
     public var settle: TimeInterval
-    /// No push for this long (at least three batch periods) loses every sensor, seconds.
+    /// No push for this long (at least three batch periods) loses every sensor, seconds
+    /// (``LiveDevice/Configuration/silence``; the rule: docs/network.md, "What every phone device does").
     public var silence: TimeInterval
 
     /// The option keys of `sensorlogger:` (for "did you mean").

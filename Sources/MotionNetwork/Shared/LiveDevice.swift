@@ -92,9 +92,12 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {  // @unchecke
         }
 
         /// The configuration of a phyphox or SensorServer device: `settings`' silence, and its delay as the
-        /// jitter buffer's least delay.
+        /// jitter buffer's least delay (and its greatest, when over the usual 2 s).
         public init(_ settings: PhoneStreamSettings) {
-            self.init(silence: settings.silence, jitter: .init(minimumDelay: settings.delay))
+            let jitter = JitterBuffer<LiveItem>.Configuration()
+            self.init(
+                silence: settings.silence,
+                jitter: .init(minimumDelay: settings.delay, maximumDelay: max(jitter.maximumDelay, settings.delay)))
         }
     }
 

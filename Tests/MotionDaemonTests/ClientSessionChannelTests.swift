@@ -34,67 +34,63 @@ struct ClientSessionChannelTests {
         #expect(welcome.authorization == .authorized)
     }
 
-    @Test("a first frame other than hello gets helloExpected, then the connection closes")
-    func firstFrameMustBeHello() async throws {
-        let session = try await EmbeddedSession()
-        defer { session.stop() }
-        try await session.send(.subscribeSensor(stream: 1, sensor: .accelerometer, interval: 0.01))
-        let message = try await session.next()
-        #expect(message.failureCode == .helloExpected)
-        #expect(message.failureText?.contains("first frame must be a hello") == true)
-        try await session.waitUntilClosed()
+    /// What a client sends that ends its connection, the failure it gets and a part of its text.
+    struct Refusal: Sendable, CustomTestStringConvertible {
+        var name: String
+        var before: [ClientMessage] = []
+        var bytes: [UInt8]
+        var code: FailureCode
+        var text: String
+        var testDescription: String { name }
+
+        init(_ name: String, before: [ClientMessage] = [], sending message: ClientMessage, _ code: FailureCode, _ text: String) {
+            var writer = ByteWriter()
+            message.encode(into: &writer)
+            self.init(name, before: before, bytes: writer.bytes, code, text)
+        }
+
+        init(_ name: String, before: [ClientMessage] = [], bytes: [UInt8], _ code: FailureCode, _ text: String) {
+            self.name = name
+            self.before = before
+            self.bytes = bytes
+            self.code = code
+            self.text = text
+        }
+
+        /// A frame of `body` (type byte and payload) with its length field.
+        static func frame(_ body: [UInt8]) -> [UInt8] {
+            withUnsafeBytes(of: UInt32(body.count).littleEndian, Array.init) + body
+        }
     }
 
-    @Test("a hello sent twice is a malformed frame")
-    func helloTwice() async throws {
-        let session = try await EmbeddedSession()
-        defer { session.stop() }
-        try await session.send(.hello(ClientHello(appHint: "embedded")))
-        _ = try await session.next()
-        try await session.send(.hello(ClientHello(appHint: "embedded")))
-        let message = try await session.next()
-        #expect(message.failureCode == .malformedFrame)
-        #expect(message.failureText == "hello sent twice")
-        try await session.waitUntilClosed()
-    }
+    static let refusals: [Refusal] = [
+        Refusal("a first frame other than hello", sending: .subscribeSensor(stream: 1, sensor: .accelerometer, interval: 0.01),
+                .helloExpected, "the first frame must be a hello"),
+        Refusal("a hello sent twice", before: [.hello(ClientHello(appHint: "embedded"))],
+                sending: .hello(ClientHello(appHint: "embedded")), .malformedFrame, "hello sent twice"),
+        Refusal("a hello of another protocol version", sending: .hello(ClientHello(version: ProtocolVersion.current + 1, appHint: "future")),
+                .unsupportedVersion, "coremotiond speaks protocol version \(ProtocolVersion.current)"),
+        Refusal("a declared length above the limit (refused as soon as the length arrives)",
+                bytes: withUnsafeBytes(of: UInt32(FrameHeader.maximumClientFrame + 1).littleEndian, Array.init),
+                .frameTooLarge, "\(FrameHeader.maximumClientFrame + 1)"),
+        Refusal("an unknown message type", bytes: Refusal.frame([0x7E]), .malformedFrame, "unknown message type 0x7e"),
+        Refusal("a hello cut short", bytes: Refusal.frame([0x01, 0x43, 0x4D]), .malformedFrame, "frame ends inside magic"),
+    ]
 
-    @Test("a hello of another protocol version is refused with the version the daemon speaks")
-    func otherVersion() async throws {
+    @Test("what ends a connection gets a failure naming the problem, then the connection closes", arguments: refusals)
+    func refused(_ refusal: Refusal) async throws {
         let session = try await EmbeddedSession()
         defer { session.stop() }
-        try await session.send(.hello(ClientHello(version: ProtocolVersion.current + 1, appHint: "future")))
-        let message = try await session.next()
-        #expect(message.failureCode == .unsupportedVersion)
-        #expect(message.failureText?.contains("protocol version \(ProtocolVersion.current)") == true)
-        try await session.waitUntilClosed()
-    }
-
-    @Test("a declared frame length above the limit is refused as soon as the length arrives")
-    func frameTooLarge() async throws {
-        let session = try await EmbeddedSession()
-        defer { session.stop() }
+        for message in refusal.before {
+            try await session.send(message)
+            _ = try await session.next()
+        }
         var bytes = ByteBuffer()
-        bytes.writeInteger(UInt32(FrameHeader.maximumClientFrame + 1), endianness: .little)
+        bytes.writeBytes(refusal.bytes)
         try await session.send(raw: bytes)
         let message = try await session.next()
-        #expect(message.failureCode == .frameTooLarge)
-        try await session.waitUntilClosed()
-    }
-
-    @Test("a frame that cannot be decoded is named in the failure", arguments: [
-        ("an unknown message type", [UInt8(0x7E)]),
-        ("a hello cut short", [UInt8(0x01), 0x43, 0x4D]),
-    ])
-    func malformed(_ name: String, _ frame: [UInt8]) async throws {
-        let session = try await EmbeddedSession()
-        defer { session.stop() }
-        var bytes = ByteBuffer()
-        bytes.writeInteger(UInt32(frame.count), endianness: .little)
-        bytes.writeBytes(frame)
-        try await session.send(raw: bytes)
-        let message = try await session.next()
-        #expect(message.failureCode == .malformedFrame, "\(name)")
-        #expect(message.failureText?.isEmpty == false, "\(name)")
+        #expect(message.failureCode == refusal.code)
+        #expect(message.failureText?.contains(refusal.text) == true, "\(String(describing: message.failureText))")
         try await session.waitUntilClosed()
     }
 
@@ -113,10 +109,8 @@ struct ClientSessionChannelTests {
 
     @Test("a sensor subscription streams the device's samples on its stream")
     func subscriptionStreams() async throws {
-        let session = try await EmbeddedSession()
+        let session = try await EmbeddedSession.welcomed()
         defer { session.stop() }
-        try await session.send(.hello(ClientHello(appHint: "embedded")))
-        _ = try await session.next()
         let direct = Counter()
         let probe = try #require(session.core.service.subscribe(to: .accelerometer, interval: 0.01) { direct.add($0.time) })
         try await session.send(.subscribeSensor(stream: 7, sensor: .accelerometer, interval: 0.01))
@@ -136,10 +130,8 @@ struct ClientSessionChannelTests {
 
     @Test("the client closing its end ends its streams and frees its slot")
     func closeFreesSlot() async throws {
-        let session = try await EmbeddedSession()
+        let session = try await EmbeddedSession.welcomed()
         defer { session.stop() }
-        try await session.send(.hello(ClientHello(appHint: "embedded")))
-        _ = try await session.next()
         try await session.send(.subscribeSensor(stream: 1, sensor: .accelerometer, interval: 0.01))
         #expect(session.core.connectedSessions.count == 1)
         _ = try await session.channel.finish(acceptAlreadyClosed: true)
@@ -184,6 +176,14 @@ private final class EmbeddedSession: Sendable {
             try channel.pipeline.syncOperations.addHandler(ClientSession(core: core))
         }
         try await channel.connect(to: SocketAddress(unixDomainSocketPath: "/embedded")).get()
+    }
+
+    /// A session past its hello (the welcome read).
+    static func welcomed() async throws -> EmbeddedSession {
+        let session = try await EmbeddedSession()
+        try await session.send(.hello(ClientHello(appHint: "embedded")))
+        _ = try await session.next()
+        return session
     }
 
     func send(_ message: ClientMessage) async throws {

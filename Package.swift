@@ -114,6 +114,13 @@ let package = Package(
         ),
         // Layer 3: pure algorithms: fusion, steps, activity, altitude, geomagnetism.
         .target(name: "MotionEngine", dependencies: ["MotionSamples"], resources: [.copy("Resources")], swiftSettings: strict),
+        // Layer 3 (tool): the engines scored on recorded data sets, the activity model's training. For the
+        // tool and the tests; no app links it.
+        .target(
+            name: "MotionEvaluation",
+            dependencies: ["MotionSamples", "MotionEngine", "MotionRecordings", "MotionSimulator"],
+            swiftSettings: strict
+        ),
         // Layer 5: pedometer and activity history in SQLite.
         .target(
             name: "MotionHistory",
@@ -244,7 +251,7 @@ let package = Package(
             name: "CoreMotionCLI",
             dependencies: [
                 "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionNetwork", "MotionEngine",
-                "MotionService", "MotionDevices", "CoreMotion", "MotionDaemonClient", "MotionSystemd", "MotionAuthorization", "MotionLiveView",
+                "MotionEvaluation", "MotionService", "MotionDevices", "CoreMotion", "MotionDaemonClient", "MotionSystemd", "MotionAuthorization", "MotionLiveView",
                 "MotionLiveViewProtocol",
                 withDevices("ArgumentParser", "swift-argument-parser"),
             ],
@@ -279,7 +286,12 @@ let package = Package(
         ),
         .testTarget(
             name: "MotionEngineTests",
-            dependencies: ["MotionEngine", "MotionRecordings", "MotionSimulator", "MotionSamples", "TestSupport"],
+            dependencies: ["MotionEngine", "MotionEvaluation", "MotionRecordings", "MotionSimulator", "MotionSamples", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "MotionEvaluationTests",
+            dependencies: ["MotionEvaluation"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -325,7 +337,8 @@ let package = Package(
         .testTarget(
             name: "CoreMotionCLITests",
             dependencies: [
-                "CoreMotionCLI", "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionEngine", "MotionLiveViewProtocol",
+                "CoreMotionCLI", "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionEngine", "MotionEvaluation",
+                "MotionLiveViewProtocol",
                 "TestSupport",
                 withDevices("ArgumentParser", "swift-argument-parser"),
             ],

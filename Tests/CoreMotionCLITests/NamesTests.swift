@@ -2,6 +2,7 @@ import ArgumentParser
 @testable import CoreMotionCLI
 import Foundation
 import MotionEngine
+import MotionEvaluation
 import MotionRecordings
 import MotionSamples
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import MotionEngine
+import MotionEvaluation
 import MotionSimulator
 import Testing
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionEngine
+import MotionEvaluation
 import MotionRecordings
 
 /// `coremotion activity FILE`: the activity timeline of a recording, beside its labels when it has some.
@@ -38,103 +39,8 @@ struct ActivityCommand: ParsableCommand {
     }
 }
 
-/// The states of a recording, its labels and their agreement.
-struct ActivityTimeline: Encodable {
-    struct Segment: Encodable {
-        /// Start and end, seconds from the recording's start.
-        var start: Double
-        var end: Double
-        var activity: String
-        var flags: [String]
-        /// The confidence of each update within the segment, in order (`medium→high`).
-        var confidence: String
-        /// Core Motion's raw value of the last confidence (0 low, 1 medium, 2 high).
-        var confidenceRawValue: Int
-        /// The label(s) that hold during the segment, when the recording has labels.
-        var labels: [String]?
-    }
-
-    struct Agreement: Encodable {
-        /// Windows whose labelled time maps to one of the five classes.
-        var windows: Int
-        /// Fraction of those whose tracked state names the labelled class.
-        var tracked: Double
-        /// Fraction of those whose most likely class (no tracking) is the labelled class.
-        var window: Double
-    }
-
-    var file: String
-    var format: String
-    var duration: Double
-    var accelerometerSamples: Int
-    var estimates: Int
-    var skippedSamples: Int
-    var gaps: Int
-    var segments: [Segment]
-    var agreement: Agreement?
-
-    static func make(recording: Recording, forest: ActivityForest) -> ActivityTimeline {
-        var classifier = ActivityClassifier(forest: forest)
-        var tracker = ActivityTracker()
-        var states: [ActivityState] = []
-        var estimates = 0
-        var agreeTracked = 0, agreeWindow = 0, labelled = 0
-        let labels = recording.reference.activity.sorted { $0.time < $1.time }
-        func label(at t: Double) -> String? {
-            var found: String?
-            for l in labels {
-                if l.time <= t { found = l.label } else { break }
-            }
-            return found
-        }
-        for s in recording.accelerometer {
-            guard let e = classifier.addAcceleration(time: s.time, value: s.value) else { continue }
-            estimates += 1
-            if let state = tracker.update(e) { states.append(state) }
-            if let l = label(at: e.midTime), let truth = ActivityClass(label: l) {
-                labelled += 1
-                if tracker.current?.flags.primaryClass == truth { agreeTracked += 1 }
-                if e.mostLikely == truth { agreeWindow += 1 }
-            }
-        }
-        let end = recording.accelerometer.last?.time ?? 0
-        // One segment per run of identical flags; confidence changes within it are listed in order.
-        var runs: [(state: ActivityState, confidences: [ActivityConfidence])] = []
-        for s in states {
-            if let last = runs.last, last.state.flags == s.flags {
-                runs[runs.count - 1].confidences.append(s.confidence)
-            } else {
-                runs.append((s, [s.confidence]))
-            }
-        }
-        var segments: [Segment] = []
-        for (i, run) in runs.enumerated() {
-            let s = run.state
-            let segmentEnd = i + 1 < runs.count ? runs[i + 1].state.startTime : end
-            var segmentLabels: [String]?
-            if !labels.isEmpty {
-                var names: [String] = []
-                if let first = label(at: s.startTime) { names.append(first) }
-                for l in labels where l.time > s.startTime && l.time < segmentEnd && names.last != l.label { names.append(l.label) }
-                segmentLabels = names
-            }
-            let final = run.confidences.last ?? s.confidence
-            segments.append(
-                Segment(
-                    start: s.startTime, end: segmentEnd, activity: s.flags.description,
-                    flags: s.flags.description.split(separator: "+").map(String.init),
-                    confidence: run.confidences.map(\.description).joined(separator: "→"), confidenceRawValue: final.rawValue,
-                    labels: segmentLabels))
-        }
-        let agreement = labelled > 0
-            ? Agreement(windows: labelled, tracked: Double(agreeTracked) / Double(labelled), window: Double(agreeWindow) / Double(labelled))
-            : nil
-        return ActivityTimeline(
-            file: recording.metadata.source, format: recording.metadata.format, duration: recording.duration,
-            accelerometerSamples: recording.accelerometer.count, estimates: estimates,
-            skippedSamples: classifier.skippedSamples, gaps: classifier.gaps, segments: segments, agreement: agreement)
-    }
-
+extension ActivityTimeline {
+    /// The timeline as a table, with the agreement below it.
     func text(file: String) -> String {
         var out = "\(file) (\(format)): \(accelerometerSamples) accelerometer samples over \(Output.fixed(duration, 1)) s, \(estimates) windows"
         if skippedSamples > 0 { out += ", \(skippedSamples) samples skipped" }
@@ -184,46 +90,7 @@ struct TrainActivityCommand: ParsableCommand {
 
         func run() throws {
             let root = URL(fileURLWithPath: data ?? ProcessInfo.processInfo.environment["COREMOTION_DATA"] ?? "../shared/data")
-            var table = ActivityFeatureTable(comments: [
-                "Activity training table of swift-core-motion: one row of window features per labelled window.",
-                "Derived from QROWD (users 1 and 2; MIT, QROWD/TR), MotionSense (subjects 1, 2, 3, 5; MIT, mmalekzadeh/motion-sense) and the Oxford Step Counter walks (48, 7 carry positions; CC BY 4.0, Salvi et al., EMBC 2018).",
-                "Rebuild: swift run coremotion train-activity extract --data DATA_FOLDER (see Training/activity/README.md).",
-                "Windows: \(ActivityFeatures.windowLength) samples at \(Int(ActivityFeatures.sampleRate)) Hz; hop \(ActivityFeatureTable.trainingHopSamples) samples for original rows, \(2 * ActivityFeatureTable.trainingHopSamples) for augmented variants.",
-                "Variants: " + ActivityAugmentation.trainingVariants.map(\.name).joined(separator: ", ") + "; cycling also " + ActivityAugmentation.cyclingCadenceVariants.map(\.name).joined(separator: ", ") + "; the Oxford walks original only.",
-            ])
-            let sources: [(dataset: String, url: URL, subjectKey: String)] = [
-                ("qrowd", root.appendingPathComponent("qrowd"), "user"),
-                ("motionsense", root.appendingPathComponent("motionsense/A_DeviceMotion_data_subjects_1_2_3_5.zip"), "subject"),
-                ("oxford", root.appendingPathComponent("oxford-step-counter/optimisation_data.zip"), ""),
-            ]
-            for source in sources {
-                let members = try RecordingReader.members(of: source.url)
-                guard !members.isEmpty else { throw ValidationError("\(source.url.path): no recordings found") }
-                for member in members.sorted(by: { $0.name < $1.name }) {
-                    // Oxford: every recording is a walk (Device_Walker_Floor_Position_N); the walker is the subject.
-                    let isOxford = source.dataset == "oxford"
-                    guard let label = isOxford ? .walking : member.properties["activity"].flatMap(ActivityClass.init(label:)) else {
-                        Output.note("skipped \(source.dataset) \(member.name): label \(member.properties["label"] ?? "none") names no activity class")
-                        continue
-                    }
-                    let subject = isOxford
-                        ? ActivityEvaluation.oxfordWalker(member.name)
-                        : (member.properties[source.subjectKey] ?? "?").replacingOccurrences(of: "user", with: "")
-                    let recording = try RecordingReader.read(source.url, member: member.name)
-                    // The Oxford walks add carry positions, not more walking: their original windows only.
-                    for variant in ActivityAugmentation.trainingVariants(for: label) where !isOxford || variant == .original {
-                        let hop = variant == .original ? ActivityFeatureTable.trainingHopSamples : 2 * ActivityFeatureTable.trainingHopSamples
-                        let samples = ActivityAugmentation.apply(variant, to: recording.accelerometer)
-                        for w in ActivityFeatureTable.windows(of: samples, hopSamples: hop) {
-                            table.rows.append(
-                                .init(
-                                    dataset: source.dataset, subject: subject, recording: member.name, variant: variant.name,
-                                    label: label, start: w.start, features: w.features))
-                        }
-                    }
-                    Output.note("\(source.dataset) \(member.name): \(recording.accelerometer.count) samples, \(label)")
-                }
-            }
+            let table = try reportingAsUsage { try ActivityFeatureTable.extract(data: root, note: Output.note) }
             try Data(table.csv().utf8).write(to: URL(fileURLWithPath: output))
             Output.note("wrote \(table.rows.count) rows to \(output)")
         }
@@ -285,29 +152,7 @@ struct TrainActivityCommand: ParsableCommand {
         func run() throws {
             let table = try ActivityFeatureTable.read(URL(fileURLWithPath: features))
             let parameters = forest.parameters
-            var results: [ActivityEvaluation.Result] = []
-            for withMotionSense in [false, true] {
-                results.append(try ActivityEvaluation.evaluate(
-                    ActivityEvaluation.qrowdCrossUser(trainUser: "1", testUser: "2", withMotionSense: withMotionSense), table: table,
-                    parameters: parameters))
-                results.append(try ActivityEvaluation.evaluate(
-                    ActivityEvaluation.qrowdCrossUser(trainUser: "2", testUser: "1", withMotionSense: withMotionSense), table: table,
-                    parameters: parameters))
-            }
-            results.append(try ActivityEvaluation.motionSenseLeaveOneSubjectOut(table: table, parameters: parameters))
-            for withOxford in [false, true] {
-                results.append(try ActivityEvaluation.evaluate(
-                    ActivityEvaluation.qrowdToMotionSense(withOxford: withOxford), table: table, parameters: parameters))
-            }
-            // The shipped model's training data: every split above, with the Oxford walks added.
-            for (train, test) in [("1", "2"), ("2", "1")] {
-                results.append(try ActivityEvaluation.evaluate(
-                    ActivityEvaluation.qrowdCrossUser(trainUser: train, testUser: test, withMotionSense: true, withOxford: true),
-                    table: table, parameters: parameters))
-            }
-            results.append(try ActivityEvaluation.motionSenseLeaveOneSubjectOut(table: table, withOxford: true, parameters: parameters))
-            let oxford = try ActivityEvaluation.oxfordLeaveOneWalkerOut(table: table, parameters: parameters)
-            results.append(oxford.result)
+            let (results, carryPositions) = try ActivityEvaluation.reportedSplits(table: table, parameters: parameters)
             if json {
                 try Output.json(results.map { r in
                     Report(
@@ -331,7 +176,7 @@ struct TrainActivityCommand: ParsableCommand {
             }
             print(out)
             var positions = "\n### Oxford walks by carry position (leave-one-walker-out)\n\n| position | windows | walking (windows) | walking (tracked) |\n|---|---|---|---|\n"
-            for p in oxford.positions {
+            for p in carryPositions {
                 positions += "| \(p.position) | \(p.windows) | \(Output.fixed(p.walkingShare)) | \(Output.fixed(p.trackedWalkingShare)) |\n"
             }
             print(positions)

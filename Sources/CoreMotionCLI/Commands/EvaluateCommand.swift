@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionEngine
+import MotionEvaluation
 import MotionRecordings
 import MotionSamples
 
@@ -90,6 +91,11 @@ struct EvaluateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try await reportingAsUsage { try await evaluate() }
+    }
+
+    /// What `run` does; an ``EvaluationError`` is a usage error.
+    func evaluate() async throws {
         if listSettings {
             print((SettingsOverrides.keys.keys.sorted() + SettingsOverrides.flags.keys.sorted()).joined(separator: "\n"))
             return
@@ -148,7 +154,7 @@ struct EvaluateCommand: AsyncParsableCommand {
         }
         let names = cvSettings.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         let report = try await CrossValidation.run(trials: loaded, base: settings, objective: objective, method: method,
-                                                   margin: cvMargin, only: names, anchorsPath: anchors)
+                                                   margin: cvMargin, only: names, anchorsPath: anchors, console: TerminalConsole())
         if json { try Output.json(report) } else { print(CrossValidation.render(report)) }
     }
 
@@ -163,7 +169,7 @@ struct EvaluateCommand: AsyncParsableCommand {
         let loading = ProgressLine("loading BROAD", total: 16)
         let loaded = try BroadEvaluation.load(folder: folder, only: only, progress: loading)
         loading.finish("\(loaded.count) trials")
-        let anchorGroups = try anchors.map(Self.readAnchors)
+        let anchorGroups = try anchors.map(BroadEvaluation.readAnchors)
         var variants: [(String, FusionFilter.Settings)] = [("", settings)]
         if let sweep {
             let parts = sweep.split(separator: "=", maxSplits: 1).map(String.init)
@@ -177,7 +183,7 @@ struct EvaluateCommand: AsyncParsableCommand {
         var last: BroadReport?
         for (label, s) in variants {
             let progress = ProgressLine("fusing BROAD\(label.isEmpty ? "" : " " + label)", total: Double(loaded.count))
-            let results = await Self.evaluateAll(loaded, settings: s, keepSeries: plots != nil, progress: progress)
+            let results = await BroadEvaluation.evaluateAll(loaded, settings: s, keepSeries: plots != nil, progress: progress)
             progress.finish()
             let g9 = BroadEvaluation.groupMeans(results) { $0.ours9D }
             let g6 = BroadEvaluation.groupMeans(results) { $0.ours6D }
@@ -197,42 +203,6 @@ struct EvaluateCommand: AsyncParsableCommand {
             last = r
         }
         return last
-    }
-
-    static func evaluateAll(_ trials: [BroadEvaluation.Trial], settings: FusionFilter.Settings, keepSeries: Bool,
-                            progress: ProgressLine) async -> [BroadEvaluation.TrialResult] {
-        await withTaskGroup(of: (Int, BroadEvaluation.TrialResult).self) { group in
-            for (i, t) in trials.enumerated() {
-                group.addTask { (i, BroadEvaluation.evaluate(t, settings: settings, keepSeries: keepSeries)) }
-            }
-            var out = [BroadEvaluation.TrialResult?](repeating: nil, count: trials.count)
-            var done = 0
-            for await (i, r) in group {
-                out[i] = r
-                done += 1
-                progress.update(Double(done), detail: r.trial)
-            }
-            return out.compactMap { $0 }
-        }
-    }
-
-    /// Group means per filter from broad_eval.py's JSON (`groups` → group → filter → errors).
-    static func readAnchors(_ path: String) throws -> [String: [String: BroadEvaluation.Errors]] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let groups = root["groups"] as? [String: Any] else {
-            throw ValidationError("\(path): expected the JSON of broad_eval.py --out (a \"groups\" object)")
-        }
-        var out: [String: [String: BroadEvaluation.Errors]] = [:]
-        for (group, value) in groups {
-            guard let filters = value as? [String: Any] else { continue }
-            for (filter, e) in filters {
-                guard let e = e as? [String: Any], let t = e["total"] as? Double, let h = e["heading"] as? Double,
-                      let i = e["inclination"] as? Double else { continue }
-                out[filter, default: [:]][group] = BroadEvaluation.Errors(total: t, heading: h, inclination: i)
-            }
-        }
-        return out
     }
 
     func printBroad(

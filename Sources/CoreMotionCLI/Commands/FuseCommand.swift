@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionEngine
+import MotionEvaluation
 import MotionRecordings
 import MotionSamples
 import MotionService
@@ -41,7 +42,7 @@ struct FuseCommand: ParsableCommand {
         let recording = try RecordingReader.read(file)
         let declinationRadians = referenceFrame == .xTrueNorthZVertical ? try trueNorthDeclination(recording) : 0
         var settings = FusionFilter.Settings()
-        try SettingsOverrides.apply(overrides, to: &settings)
+        try reportingAsUsage { try SettingsOverrides.apply(overrides, to: &settings) }
         let samples = FusionRun.mergedSamples(recording, useMagnetometer: referenceFrame.usesMagnetometer)
         // Timing pass: the estimator alone (every estimate is consumed, none is stored), best of three.
         let clock = ContinuousClock()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionEngine
+import MotionEvaluation
 import MotionRecordings
 
 /// `coremotion steps FILE`: runs the pedometer engine on a recording and compares it with the
@@ -40,41 +41,9 @@ struct StepsCommand: AsyncParsableCommand {
     @Flag(help: "With --json: include the detected and the true step times (s) of every recording.")
     var stepTimes = false
 
-    struct Result: Codable {
-        var name: String
-        var position: String?
-        var steps: Int
-        var truth: Int?
-        var errorPercent: Double?
-        var apple: Int?
-        var oursOverAppleSpan: Int?
-        var appleErrorPercent: Double?
-        var distance: Double
-        var floorsAscended: Int
-        var floorsDescended: Int
-        var averageActivePace: Double?
-        var activeTime: Double
-        var events: [String]?
-        var detectedStepTimes: [Double]?
-        var trueStepTimes: [Double]?
-        /// IPOL trials: the protocol walk's window (s), our steps and the annotated steps inside it.
-        var trialWindow: [Double]?
-        var trialSteps: Int?
-        var trialTruth: Int?
-        var trialErrorPercent: Double?
-    }
-
-    struct Summary: Codable {
-        var group: String
-        var count: Int
-        var medianAbsErrorPercent: Double
-        var p90AbsErrorPercent: Double
-        var maxAbsErrorPercent: Double
-    }
-
     struct Report: Codable {
-        var results: [Result]
-        var summaries: [Summary]
+        var results: [StepsEvaluation.Result]
+        var summaries: [StepsEvaluation.Summary]
     }
 
     mutating func validate() throws {
@@ -85,17 +54,17 @@ struct StepsCommand: AsyncParsableCommand {
 
     mutating func run() async throws {
         if crossValidate {
-            let report = try await StepsCrossValidation.run(files: [file] + also)
+            let report = try await reportingAsUsage { try await StepsCrossValidation.run(files: [file] + also, console: TerminalConsole()) }
             if json { try Output.json(report) } else { print(StepsCrossValidation.render(report)) }
             return
         }
         let url = URL(fileURLWithPath: file)
         let hasMember = file.contains("#")
         let members = hasMember ? [] : ((try? RecordingReader.members(of: url)) ?? [])
-        var results: [Result] = []
+        var results: [StepsEvaluation.Result] = []
         if members.isEmpty {
             let recording = try RecordingReader.read(url)
-            var (result, trace) = Self.evaluate(recording, name: (file as NSString).lastPathComponent, height: height, useGyroscope: !noGyroscope, keepTrace: plot != nil)
+            var (result, trace) = StepsEvaluation.evaluate(recording, name: (file as NSString).lastPathComponent, height: height, useGyroscope: !noGyroscope, keepTrace: plot != nil)
             if !stepTimes { result.detectedStepTimes = nil; result.trueStepTimes = nil }
             results.append(result)
             if let plot, let trace { try Self.writePlot(trace, recording: recording, to: plot) }
@@ -103,7 +72,7 @@ struct StepsCommand: AsyncParsableCommand {
             let progress = ProgressLine("steps", total: Double(members.count))
             for (i, member) in members.enumerated() {
                 let recording = try RecordingReader.read(url, member: member.name)
-                var (result, _) = Self.evaluate(recording, name: member.name, height: height, useGyroscope: !noGyroscope, keepTrace: false)
+                var (result, _) = StepsEvaluation.evaluate(recording, name: member.name, height: height, useGyroscope: !noGyroscope, keepTrace: false)
                 result.position = result.position ?? member.properties["carryPosition"]
                 if !stepTimes { result.detectedStepTimes = nil; result.trueStepTimes = nil }
                 results.append(result)
@@ -111,7 +80,7 @@ struct StepsCommand: AsyncParsableCommand {
             }
             progress.finish()
         }
-        let summaries = Self.summarise(results)
+        let summaries = StepsEvaluation.summarise(results)
         if json {
             try Output.json(Report(results: results, summaries: summaries))
             return
@@ -119,119 +88,7 @@ struct StepsCommand: AsyncParsableCommand {
         print(Self.render(results, summaries))
     }
 
-    // MARK: - Evaluation
-
-    struct Trace {
-        var magnitude: [(x: Double, y: Double)] = []
-        var steps: [Double] = []
-    }
-
-    static func evaluate(_ recording: Recording, name: String, height: Double?, useGyroscope: Bool = true,
-                         configuration: PedometerEngine.Configuration? = nil, keepTrace: Bool) -> (Result, Trace?) {
-        var engine = PedometerEngine(configuration: configuration ?? .init(userHeight: height))
-        var trace = keepTrace ? Trace() : nil
-        var stepTimes: [Double] = []
-        var events: [String] = []
-        // Merge accelerometer, gyroscope (unless --no-gyroscope) and barometer in time order.
-        let acc = recording.accelerometer, baro = recording.barometer, gyro = useGyroscope ? recording.gyroscope : []
-        var i = 0, j = 0, k = 0
-        while i < acc.count || j < baro.count || k < gyro.count {
-            if k < gyro.count && (i >= acc.count || gyro[k].time <= acc[i].time) && (j >= baro.count || gyro[k].time <= baro[j].time) {
-                engine.add(.gyroscope(gyro[k])); k += 1
-            } else if j < baro.count && (i >= acc.count || baro[j].time <= acc[i].time) {
-                engine.add(.barometer(baro[j])); j += 1
-            } else {
-                engine.add(.accelerometer(acc[i]))
-                if keepTrace { trace?.magnitude.append((acc[i].time, acc[i].value.norm)) }
-                i += 1
-            }
-            while let e = engine.nextEvent() { record(e, &stepTimes, &events) }
-        }
-        engine.finish()
-        while let e = engine.nextEvent() { record(e, &stepTimes, &events) }
-        trace?.steps = stepTimes
-
-        let ref = recording.reference
-        let truth = ref.stepTotal ?? (ref.stepTimes.isEmpty ? nil : ref.stepTimes.count)
-        var result = Result(
-            name: name, position: recording.metadata.properties["carryPosition"], steps: stepTimes.count, truth: truth,
-            errorPercent: truth.flatMap { $0 > 0 ? Double(stepTimes.count - $0) / Double($0) * 100 : nil },
-            distance: engine.distance, floorsAscended: engine.floorsAscended, floorsDescended: engine.floorsDescended,
-            averageActivePace: engine.averageActivePace, activeTime: engine.activeTime,
-            events: events.isEmpty ? nil : events,
-            detectedStepTimes: stepTimes, trueStepTimes: ref.stepTimes.isEmpty ? nil : ref.stepTimes
-        )
-        if let window = GaitProtocolWindow(recording) {
-            let inTruth = ref.stepTimes.filter { window.truth.contains($0) }.count
-            let inOurs = stepTimes.filter { window.detection.contains($0) }.count
-            result.trialWindow = [window.detection.lowerBound, window.detection.upperBound]
-            result.trialSteps = inOurs
-            result.trialTruth = inTruth
-            result.trialErrorPercent = inTruth > 0 ? Double(inOurs - inTruth) / Double(inTruth) * 100 : nil
-        }
-        if let first = ref.cumulativeSteps.first, let last = ref.cumulativeSteps.last, last.time > first.time {
-            let apple = Int((last.value - first.value).rounded())
-            let ours = stepTimes.filter { $0 > first.time && $0 <= last.time }.count
-            result.apple = apple
-            result.oursOverAppleSpan = ours
-            result.appleErrorPercent = apple > 0 ? Double(ours - apple) / Double(apple) * 100 : nil
-        }
-        return (result, trace)
-    }
-
-    private static func record(_ e: PedometerEvent, _ steps: inout [Double], _ events: inout [String]) {
-        switch e {
-        case .step(let t, _): steps.append(t)
-        case .pause(let t): events.append(String(format: "pause %.2f", t))
-        case .resume(let t): events.append(String(format: "resume %.2f", t))
-        case .floor(let t, let up): events.append(String(format: "floor %@ %.2f", up ? "up" : "down", t))
-        }
-    }
-
-    static func summarise(_ results: [Result]) -> [Summary] {
-        func summary(_ group: String, _ rs: [Result]) -> Summary? {
-            let e = rs.compactMap { $0.errorPercent }.filter(\.isFinite).map(abs).sorted()
-            guard !e.isEmpty else { return nil }
-            return Summary(group: group, count: e.count, medianAbsErrorPercent: percentile(e, 50),
-                           p90AbsErrorPercent: percentile(e, 90), maxAbsErrorPercent: e.last ?? .nan)
-        }
-        guard results.count > 1 else { return [] }
-        var out: [Summary] = []
-        let positions = Set(results.compactMap { $0.position?.lowercased() }).sorted()
-        for p in positions {
-            if let s = summary(p, results.filter { $0.position?.lowercased() == p }) { out.append(s) }
-        }
-        if let s = summary("all", results) { out.append(s) }
-        let trials = results.compactMap { r -> Double? in r.trialErrorPercent.map(abs) }.sorted()
-        if !trials.isEmpty {
-            out.append(Summary(group: "protocol walk (trial window)", count: trials.count, medianAbsErrorPercent: percentile(trials, 50),
-                               p90AbsErrorPercent: percentile(trials, 90), maxAbsErrorPercent: trials.last ?? .nan))
-            for (name, keep) in [("protocol walk, subjects 1–9", true), ("protocol walk, subjects 10–19", false)] {
-                let e = results.filter { r in
-                    guard let subject = Int(r.name.split(separator: "-").first ?? "") else { return false }
-                    return (subject <= 9) == keep
-                }.compactMap { $0.trialErrorPercent.map(abs) }.sorted()
-                if !e.isEmpty {
-                    out.append(Summary(group: name, count: e.count, medianAbsErrorPercent: percentile(e, 50),
-                                       p90AbsErrorPercent: percentile(e, 90), maxAbsErrorPercent: e.last ?? .nan))
-                }
-            }
-        }
-        // Two halves (alternate members): the same figures on disjoint halves show how stable they are.
-        if let s = summary("half A (even rows)", results.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)) { out.append(s) }
-        if let s = summary("half B (odd rows)", results.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)) { out.append(s) }
-        return out
-    }
-
-    /// Linear-interpolated percentile of sorted values.
-    static func percentile(_ sorted: [Double], _ p: Double) -> Double {
-        guard !sorted.isEmpty else { return .nan }
-        let r = p / 100 * Double(sorted.count - 1)
-        let lo = Int(r.rounded(.down)), hi = min(lo + 1, sorted.count - 1)
-        return sorted[lo] + (sorted[hi] - sorted[lo]) * (r - Double(lo))
-    }
-
-    static func render(_ results: [Result], _ summaries: [Summary]) -> String {
+    static func render(_ results: [StepsEvaluation.Result], _ summaries: [StepsEvaluation.Summary]) -> String {
         var rows: [[String]] = []
         let hasTrials = results.contains { $0.trialTruth != nil }
         for r in results {
@@ -259,7 +116,7 @@ struct StepsCommand: AsyncParsableCommand {
         return text
     }
 
-    static func writePlot(_ trace: Trace, recording: Recording, to path: String) throws {
+    static func writePlot(_ trace: StepsEvaluation.Trace, recording: Recording, to path: String) throws {
         var plot = SVGPlot(title: "Acceleration magnitude, detected and true steps", xLabel: "time (s)", yLabel: "|a| (g)")
         plot.add("|a|", trace.magnitude)
         plot.add("detected steps", trace.steps.flatMap { [($0, 0.4), ($0, 0.6), ($0, .nan)] })

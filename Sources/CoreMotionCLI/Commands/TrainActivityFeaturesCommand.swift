@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionEngine
+import MotionEvaluation
 import MotionRecordings
 
 extension TrainActivityCommand {

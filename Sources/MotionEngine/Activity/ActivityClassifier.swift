@@ -40,7 +40,7 @@ public struct ActivityClassifier: Sendable {
     /// A classifier with a given (validated) model.
     /// - Parameters:
     ///   - forest: the model, for example ``ActivityForest/bundled()`` or one trained with
-    ///     ``ActivityForestTrainer``.
+    ///     `ActivityForestTrainer` (MotionEvaluation).
     ///   - hopSamples: grid samples (at 25 Hz) between estimates, at least 1.
     public init(forest: ActivityForest, hopSamples: Int = 32) {
         self.forest = forest

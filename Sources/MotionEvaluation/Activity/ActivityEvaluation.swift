@@ -1,4 +1,5 @@
 import Foundation
+import MotionEngine
 
 /// Train-on-some, test-on-others evaluations of the activity model on the training table, as reported
 /// in `docs/activity.md#accuracy` (every split: `docs/notes/activity.md#every-split`). Every model here
@@ -222,5 +223,38 @@ public enum ActivityEvaluation {
         return Result(
             name: "MotionSense leave-one-subject-out (subjects \(subjects.joined(separator: ", ")))" + (withQROWD ? ", training adds QROWD" : ", MotionSense only") + (withOxford ? " and the Oxford walks" : ""),
             scoredClasses: motionSenseClasses, confusion: pooled, trackedConfusion: pooledTracked, trainingRows: trainingRows)
+    }
+
+    /// Every split `coremotion train-activity evaluate` reports, in its order: QROWD cross-user (without,
+    /// then with MotionSense), MotionSense leave-one-subject-out, QROWD → MotionSense (without, then with the
+    /// Oxford walks), the shipped model's training data (QROWD cross-user and MotionSense held out, with
+    /// everything else), and the Oxford walks leave-one-walker-out, with its carry positions.
+    public static func reportedSplits(
+        table: ActivityFeatureTable, parameters: ActivityForest.TrainingParameters
+    ) throws -> (results: [Result], positions: [CarryPositionShare]) {
+        var results: [ActivityEvaluation.Result] = []
+        for withMotionSense in [false, true] {
+            results.append(try ActivityEvaluation.evaluate(
+                ActivityEvaluation.qrowdCrossUser(trainUser: "1", testUser: "2", withMotionSense: withMotionSense), table: table,
+                parameters: parameters))
+            results.append(try ActivityEvaluation.evaluate(
+                ActivityEvaluation.qrowdCrossUser(trainUser: "2", testUser: "1", withMotionSense: withMotionSense), table: table,
+                parameters: parameters))
+        }
+        results.append(try ActivityEvaluation.motionSenseLeaveOneSubjectOut(table: table, parameters: parameters))
+        for withOxford in [false, true] {
+            results.append(try ActivityEvaluation.evaluate(
+                ActivityEvaluation.qrowdToMotionSense(withOxford: withOxford), table: table, parameters: parameters))
+        }
+        // The shipped model's training data: every split above, with the Oxford walks added.
+        for (train, test) in [("1", "2"), ("2", "1")] {
+            results.append(try ActivityEvaluation.evaluate(
+                ActivityEvaluation.qrowdCrossUser(trainUser: train, testUser: test, withMotionSense: true, withOxford: true),
+                table: table, parameters: parameters))
+        }
+        results.append(try ActivityEvaluation.motionSenseLeaveOneSubjectOut(table: table, withOxford: true, parameters: parameters))
+        let oxford = try ActivityEvaluation.oxfordLeaveOneWalkerOut(table: table, parameters: parameters)
+        results.append(oxford.result)
+        return (results, oxford.positions)
     }
 }

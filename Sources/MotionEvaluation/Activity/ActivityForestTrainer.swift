@@ -1,4 +1,5 @@
 import Foundation
+import MotionEngine
 
 /// Trains an ``ActivityForest`` from labelled feature vectors, deterministically: the same rows and
 /// parameters give the same model, bit for bit, on every run and machine with IEEE-754 doubles.

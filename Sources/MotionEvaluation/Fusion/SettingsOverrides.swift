@@ -1,11 +1,11 @@
-import ArgumentParser
 import Foundation
 import MotionEngine
 import MotionSimulator
 
 /// `--set NAME=VALUE` overrides of ``FusionFilter/Settings`` for experiments.
-enum SettingsOverrides {
-    static var keys: [String: WritableKeyPath<FusionFilter.Settings, Double>] { [
+public enum SettingsOverrides {
+    /// The numeric settings by name.
+    public static var keys: [String: WritableKeyPath<FusionFilter.Settings, Double>] { [
         "accelerometerTimeConstant": \.accelerometerTimeConstant,
         "correctionInterval": \.correctionInterval,
         "gaitTimeConstant": \.gaitTimeConstant,
@@ -54,7 +54,8 @@ enum SettingsOverrides {
         "magneticFirstNewFieldTime": \.magneticFirstNewFieldTime,
     ] }
 
-    static var flags: [String: WritableKeyPath<FusionFilter.Settings, Bool>] { [
+    /// The on/off settings by name.
+    public static var flags: [String: WritableKeyPath<FusionFilter.Settings, Bool>] { [
         "estimatesBiasAtRest": \.estimatesBiasAtRest,
         "gaitReopensBias": \.gaitReopensBias,
         "estimatesBiasInMotion": \.estimatesBiasInMotion,
@@ -62,12 +63,15 @@ enum SettingsOverrides {
         "magnetometerCorrectsBias": \.magnetometerCorrectsBias,
     ] }
 
-    static func apply(_ overrides: [String], to settings: inout FusionFilter.Settings) throws {
+    /// Applies `NAME=VALUE` overrides in order: a number (ending in "deg" for degrees, converted to
+    /// radians) for ``keys``, true or false for ``flags``.
+    /// - Throws: ``EvaluationError`` naming the first override that is not one, with the closest names.
+    public static func apply(_ overrides: [String], to settings: inout FusionFilter.Settings) throws {
         for o in overrides {
             let parts = o.split(separator: "=", maxSplits: 1).map(String.init)
             if parts.count == 2, let flag = flags[parts[0]] {
                 guard let value = Bool(parts[1]) else {
-                    throw ValidationError("bad --set '\(o)': \(parts[0]) takes true or false")
+                    throw EvaluationError("bad --set '\(o)': \(parts[0]) takes true or false")
                 }
                 settings[keyPath: flag] = value
                 continue
@@ -77,10 +81,10 @@ enum SettingsOverrides {
             let number = isDegrees ? String(parts[1].dropLast(3)) : (parts.count == 2 ? parts[1] : "")
             if parts.count == 2, keys[parts[0]] == nil {
                 let names = keys.keys.sorted() + flags.keys.sorted()
-                throw ValidationError("bad --set '\(o)': \(NameSuggestion.unknown("setting", parts[0], among: names))")
+                throw EvaluationError("bad --set '\(o)': \(NameSuggestion.unknown("setting", parts[0], among: names))")
             }
             guard parts.count == 2, let key = keys[parts[0]], var value = Double(number), value.isFinite else {
-                throw ValidationError("bad --set '\(o)': expected NAME=NUMBER with NAME one of \((keys.keys.sorted() + flags.keys.sorted()).joined(separator: ", "))")
+                throw EvaluationError("bad --set '\(o)': expected NAME=NUMBER with NAME one of \((keys.keys.sorted() + flags.keys.sorted()).joined(separator: ", "))")
             }
             if isDegrees { value *= Double.pi / 180 }
             settings[keyPath: key] = value

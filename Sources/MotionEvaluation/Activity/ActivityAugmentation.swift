@@ -1,4 +1,6 @@
 import Foundation
+import MotionEngine
+import MotionSamples
 
 /// Transformations of a recording that widen the training data beyond the few people recorded:
 /// people walk, run and pedal at other cadences and with other intensities, and phones sit more or

@@ -11,72 +11,99 @@ import MotionSamples
 ///   the attitude at t to the attitude at t + 10 s, compared as an angle);
 /// - the norm of the difference between our bias-corrected rotation rate and Apple's, after the
 ///   first 10 s.
-enum ParityEvaluation {
+public enum ParityEvaluation {
     /// One recording to compare: a data-set path (with `#MEMBER`) and a label.
-    struct Source: Sendable {
-        var label: String
-        var location: String
+    public struct Source: Sendable {
+        /// The recording's name in tables (`walk`, a member's name).
+        public var label: String
+        /// Where to read it: `PATH` or `PATH#MEMBER`.
+        public var location: String
     }
 
     /// Per-sample figures of one recording.
-    struct Series: Sendable {
-        var label: String
-        var gravityAngles: [Double] = []  // degrees
-        var gravityTimes: [Double] = []
-        var attitudeChangeErrors: [Double] = []  // degrees
-        var rotationRateErrors: [Double] = []  // rad/s
+    public struct Series: Sendable {
+        /// The recording's label.
+        public var label: String
+        /// Angles between our gravity and Apple's, degrees.
+        public var gravityAngles: [Double] = []
+        /// The times of ``gravityAngles``, seconds.
+        public var gravityTimes: [Double] = []
+        /// Differences of the 10 s attitude changes, degrees.
+        public var attitudeChangeErrors: [Double] = []
+        /// Norms of the rotation-rate differences, rad/s.
+        public var rotationRateErrors: [Double] = []
         /// How far each filter's vertical is from the physical one, seen through its own attitude:
         /// the angle between its vertical and the 5 s centred mean of the specific force (the raw
         /// accelerometer rotated into its frame; walking or sitting, the mean acceleration over 5 s
         /// is near zero, so the mean specific force is near vertical). Degrees, at the compared stamps.
-        var appleVerticalAngles: [Double] = []
-        var ourVerticalAngles: [Double] = []
-        var ours: [(t: Double, g: Vector3)] = []
-        var apple: [(t: Double, g: Vector3)] = []
-        var samples = 0
+        public var appleVerticalAngles: [Double] = []
+        /// The same for our vertical in our 6D frame.
+        public var ourVerticalAngles: [Double] = []
+        /// Our gravity at Apple's stamps, when traces are kept.
+        public var ours: [(t: Double, g: Vector3)] = []
+        /// Apple's gravity, when traces are kept.
+        public var apple: [(t: Double, g: Vector3)] = []
+        /// Estimates made.
+        public var samples = 0
         /// Estimates made while the gait detector reported walking.
-        var walkingEstimates = 0
-        var fusionSeconds = 0.0
+        public var walkingEstimates = 0
+        /// Wall-clock seconds of the fusion work alone.
+        public var fusionSeconds = 0.0
     }
 
-    struct Summary: Codable, Sendable {
-        var dataset: String
-        var start: Start = .cold
-        var recordings: Int
-        var samples: Int
-        var gravityMedianDegrees: Double
-        var gravityP95Degrees: Double
-        var attitudeChange10sMedianDegrees: Double
-        var attitudeChange10sP95Degrees: Double
-        var rotationRateMedianRadPerSecond: Double
-        var rotationRateP95RadPerSecond: Double
+    /// The figures of one data set.
+    public struct Summary: Codable, Sendable {
+        /// The data set's name.
+        public var dataset: String
+        /// How the filter started.
+        public var start: Start = .cold
+        /// Recordings compared.
+        public var recordings: Int
+        /// Estimates made over all of them.
+        public var samples: Int
+        /// Median and 95th percentile of ``Series/gravityAngles``, degrees.
+        public var gravityMedianDegrees: Double
+        /// (See ``gravityMedianDegrees``.)
+        public var gravityP95Degrees: Double
+        /// Median and 95th percentile of ``Series/attitudeChangeErrors``, degrees.
+        public var attitudeChange10sMedianDegrees: Double
+        /// (See ``attitudeChange10sMedianDegrees``.)
+        public var attitudeChange10sP95Degrees: Double
+        /// Median and 95th percentile of ``Series/rotationRateErrors``, rad/s.
+        public var rotationRateMedianRadPerSecond: Double
+        /// (See ``rotationRateMedianRadPerSecond``.)
+        public var rotationRateP95RadPerSecond: Double
         /// Gravity compared only after this many seconds from each recording's first estimate.
-        var excludedStartSeconds: Double = 0
+        public var excludedStartSeconds: Double = 0
         /// Apple's vertical against the 5 s mean of the specific force in Apple's frame, degrees
         /// (``Series/appleVerticalAngles``): where this is large, Apple's gravity is not the
         /// accelerometer's vertical and no accelerometer-corrected filter can follow it.
-        var appleVsAccelerometerMedianDegrees: Double = .nan
-        var appleVsAccelerometerP95Degrees: Double = .nan
+        public var appleVsAccelerometerMedianDegrees: Double = .nan
+        /// (See ``appleVsAccelerometerMedianDegrees``.)
+        public var appleVsAccelerometerP95Degrees: Double = .nan
         /// The same for our vertical in our 6D frame.
-        var oursVsAccelerometerMedianDegrees: Double = .nan
-        var oursVsAccelerometerP95Degrees: Double = .nan
+        public var oursVsAccelerometerMedianDegrees: Double = .nan
+        /// (See ``oursVsAccelerometerMedianDegrees``.)
+        public var oursVsAccelerometerP95Degrees: Double = .nan
         /// Per group of recordings (MotionSense: per activity and per subject), when the data set
         /// has groups.
-        var gravityByGroup: [String: GroupGravity]?
+        public var gravityByGroup: [String: GroupGravity]?
     }
 
     /// One group's gravity figures, degrees.
-    struct GroupGravity: Codable, Equatable {
-        /// Our gravity against Apple's.
-        var medianDegrees: Double
-        var p95Degrees: Double
-        /// Apple's vertical against its accelerometer (``Summary/appleVsAccelerometerMedianDegrees``).
-        var appleVsAccelerometerMedianDegrees: Double
-        var appleVsAccelerometerP95Degrees: Double
+    public struct GroupGravity: Codable, Equatable, Sendable {
+        /// Our gravity against Apple's: median.
+        public var medianDegrees: Double
+        /// Our gravity against Apple's: 95th percentile.
+        public var p95Degrees: Double
+        /// Apple's vertical against its accelerometer (``Summary/appleVsAccelerometerMedianDegrees``): median.
+        public var appleVsAccelerometerMedianDegrees: Double
+        /// The same: 95th percentile.
+        public var appleVsAccelerometerP95Degrees: Double
     }
 
     /// The recordings of each Apple-parity data set found under `data`.
-    static func sources(data: URL) throws -> [(dataset: String, sources: [Source])] {
+    public static func sources(data: URL) throws -> [(dataset: String, sources: [Source])] {
         var out: [(String, [Source])] = []
         let fm = FileManager.default
         let iphone = data.appendingPathComponent("iphone13-walk-sensorlogger")
@@ -97,7 +124,7 @@ enum ParityEvaluation {
     }
 
     /// How the filter starts.
-    enum Start: String, CaseIterable, Codable, Sendable {
+    public enum Start: String, CaseIterable, Codable, Sendable {
         /// Nothing known about the sensors (a first session).
         case cold
         /// With the gyroscope bias and magnetometer calibration that a first pass over the same
@@ -111,7 +138,7 @@ enum ParityEvaluation {
     /// Runs the engine on `recording` and compares it with the recording's Apple reference.
     /// Gravity is compared from `excludingFirst` seconds after the first estimate on (the target
     /// leaves out the first 5 s, where both filters converge from their own start).
-    static func compare(_ recording: Recording, label: String, settings: FusionFilter.Settings, start startMode: Start = .cold, keepTraces: Bool = false, excludingFirst: Double = 0) -> Series {
+    public static func compare(_ recording: Recording, label: String, settings: FusionFilter.Settings, start startMode: Start = .cold, keepTraces: Bool = false, excludingFirst: Double = 0) -> Series {
         var series = Series(label: label)
         let samples = FusionRun.mergedSamples(recording, useMagnetometer: true)
         var estimator = DeviceMotionEstimator(settings: settings)
@@ -134,7 +161,7 @@ enum ParityEvaluation {
                     estimates.append(e)
                     if estimator.filter.isWalking != wasWalking {
                         wasWalking.toggle()
-                        if trace { print("  \(label) t=\(Output.fixed(e.time - samples0, 2)) walking=\(wasWalking) periodicity=\(Output.fixed(estimator.filter.gaitAnalysis.periodicity, 2))") }
+                        if trace { print("  \(label) t=\(fixed(e.time - samples0, 2)) walking=\(wasWalking) periodicity=\(fixed(estimator.filter.gaitAnalysis.periodicity, 2))") }
                     }
                     gaitTrace.record(estimator.filter)
                 }
@@ -166,14 +193,14 @@ enum ParityEvaluation {
             var t0 = start
             while t0 < (ourTimes.last ?? start) {
                 let w = zip(series.gravityTimes, series.gravityAngles).filter { $0.0 >= t0 && $0.0 < t0 + 10 }.map(\.1)
-                line += " \(Output.fixed(percentile(w, 50), 2))"
+                line += " \(fixed(percentile(w, 50), 2))"
                 t0 += 10
             }
             print(line)
             let b = estimates.last?.gyroBias ?? .zero
-            print("  \(label) final bias \(Output.fixed(b.x, 4)) \(Output.fixed(b.y, 4)) \(Output.fixed(b.z, 4))")
+            print("  \(label) final bias \(fixed(b.x, 4)) \(fixed(b.y, 4)) \(fixed(b.z, 4))")
             let c = estimator.magnetometerCalibration
-            print("  \(label) final hard iron \(Output.fixed(c.hardIron.x, 1)) \(Output.fixed(c.hardIron.y, 1)) \(Output.fixed(c.hardIron.z, 1)) µT, accuracy \(c.accuracy)")
+            print("  \(label) final hard iron \(fixed(c.hardIron.x, 1)) \(fixed(c.hardIron.y, 1)) \(fixed(c.hardIron.z, 1)) µT, accuracy \(c.accuracy)")
         }
         // Each filter's vertical against the 5 s mean of the specific force in its own frame.
         var appleWorld: [(t: Double, v: Vector3)] = []
@@ -243,7 +270,8 @@ enum ParityEvaluation {
         return best
     }
 
-    static func percentile(_ values: [Double], _ p: Double) -> Double {
+    /// The linear-interpolated `p`th percentile of `values` (nan when empty).
+    public static func percentile(_ values: [Double], _ p: Double) -> Double {
         guard !values.isEmpty else { return .nan }
         let sorted = values.sorted()
         let x = p / 100 * Double(sorted.count - 1)
@@ -251,7 +279,8 @@ enum ParityEvaluation {
         return sorted[lo] + (sorted[hi] - sorted[lo]) * (x - Double(lo))
     }
 
-    static func summarize(dataset: String, start: Start = .cold, excludedStart: Double = 0, _ series: [Series]) -> Summary {
+    /// The figures of a data set's recordings, pooled.
+    public static func summarize(dataset: String, start: Start = .cold, excludedStart: Double = 0, _ series: [Series]) -> Summary {
         let g = series.flatMap(\.gravityAngles)
         let a = series.flatMap(\.attitudeChangeErrors)
         let r = series.flatMap(\.rotationRateErrors)

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import MotionEngine
 
@@ -21,11 +20,11 @@ import MotionEngine
 /// about one in six constants that do nothing would move by chance (one-sided, 14 degrees of
 /// freedom); at two, about one in thirty. Margin 0 takes any gain, as before 2026-11-28
 /// (docs/fusion.md, "Cross-validation", has the figures for 0, 1 and 2).
-enum CrossValidation {
+public enum CrossValidation {
     /// The candidate grids: for each setting the values tried, as `--set` accepts them ("deg" = degrees).
     /// Each grid holds the shipped value and brackets it by about a factor of two either way (after
     /// the values picked in November 2026 were adopted, the grids were re-centred on them).
-    static let fusionGrid: [(name: String, values: [String])] = [
+    public static let fusionGrid: [(name: String, values: [String])] = [
         // Inclination (accelerometer)
         ("accelerometerTimeConstant", ["1.5", "2", "2.5", "3", "4"]),
         // Heading (magnetometer)
@@ -72,14 +71,14 @@ enum CrossValidation {
 
     /// The constants that BROAD cannot tune: the gait detector's (no BROAD trial is a walk; they
     /// change no BROAD figure) and the sampling intervals (set by the hardware, not by accuracy).
-    static let notTunedOnBroad = [
+    public static let notTunedOnBroad = [
         "gaitTimeConstant", "gaitCorrelationTime", "gaitPeriodicityThreshold", "gaitRotationPeriodicityThreshold",
         "gaitImpactThreshold", "gaitMinimumAmplitude", "gaitOnsetTime", "gaitOffsetTime", "gaitRampTime",
         "correctionInterval", "magnetometerCorrectionInterval",
     ]
 
     /// What a trial's score is.
-    enum Objective: String, CaseIterable, Codable {
+    public enum Objective: String, CaseIterable, Codable, Sendable {
         /// 9D total RMSE plus 6D total RMSE (heading offset removed): both targets at once.
         case sum
         /// 9D total RMSE only.
@@ -92,27 +91,30 @@ enum CrossValidation {
     }
 
     /// Scores one trial for an ``Objective`` (lower is better).
-    struct Scorer: Sendable {
-        var objective: Objective
+    public struct Scorer: Sendable {
+        /// What a trial's score is.
+        public var objective: Objective
         /// VQF's 9D and 6D total RMSE per trial (``Objective/relative`` only).
-        var vqf: [String: (nine: Double, six: Double)] = [:]
+        public var vqf: [String: (nine: Double, six: Double)] = [:]
 
+        /// A scorer for `objective`; ``Objective/relative`` reads VQF's totals of `trials` from `anchorsPath`.
         /// - Throws: with ``Objective/relative``, when `anchorsPath` is missing or lacks a trial.
-        init(objective: Objective, trials: [String], anchorsPath: String?) throws {
+        public init(objective: Objective, trials: [String], anchorsPath: String?) throws {
             self.objective = objective
             guard objective == .relative else { return }
-            guard let anchorsPath else { throw ValidationError("--cv-objective vqf needs --anchors (the JSON of broad_eval.py --out)") }
+            guard let anchorsPath else { throw EvaluationError("--cv-objective vqf needs --anchors (the JSON of broad_eval.py --out)") }
             let anchors = try readAnchorTrials(anchorsPath)
             for name in trials {
                 guard let nine = anchors["VQF 9D"]?[name]?.total, let six = anchors["VQF 6D"]?[name]?.total,
                       nine > 0, six > 0, nine.isFinite, six.isFinite else {
-                    throw ValidationError("\(anchorsPath): no positive VQF 9D and 6D totals for \(name)")
+                    throw EvaluationError("\(anchorsPath): no positive VQF 9D and 6D totals for \(name)")
                 }
                 vqf[name] = (nine, six)
             }
         }
 
-        func callAsFunction(_ r: BroadEvaluation.TrialResult) -> Double {
+        /// The score of one trial's result (lower is better).
+        public func callAsFunction(_ r: BroadEvaluation.TrialResult) -> Double {
             switch objective {
             case .sum: r.ours9D.total + r.ours6D.total
             case .ninth: r.ours9D.total
@@ -125,7 +127,7 @@ enum CrossValidation {
     }
 
     /// How the constants are picked on the training trials.
-    enum Method: String, CaseIterable, Codable {
+    public enum Method: String, CaseIterable, Codable, Sendable {
         /// Each constant scanned alone (the others shipped), the best values then combined: cheap, but
         /// blind to interactions.
         case separate
@@ -136,7 +138,7 @@ enum CrossValidation {
 
     /// The mean improvement of `candidate` over `current` (per-trial objectives, same trials, lower is
     /// better) when it is larger than `margin` standard errors of the per-trial differences, else nil.
-    static func passes(_ candidate: [Double], over current: [Double], margin: Double) -> Double? {
+    public static func passes(_ candidate: [Double], over current: [Double], margin: Double) -> Double? {
         let n = min(candidate.count, current.count)
         guard n > 0 else { return nil }
         let gains = zip(current, candidate).map { $0 - $1 }
@@ -150,39 +152,54 @@ enum CrossValidation {
         return mean > margin * standardError * (1 + 1e-9) + 1e-12 ? mean : nil
     }
 
-    struct ParameterResult: Codable {
-        var name: String
-        var shipped: String
+    /// What the scan found for one constant.
+    public struct ParameterResult: Codable, Sendable {
+        /// The setting's name (as `--set` takes it).
+        public var name: String
+        /// The grid value equal to the shipped one ("?" when the grid does not hold it; empty with ``Method/descent``).
+        public var shipped: String
         /// Mean objective per candidate value over all trials (in-sample scan).
-        var candidates: [String: Double]
+        public var candidates: [String: Double]
         /// The value the all-trials scan picks.
-        var inSamplePick: String
-        /// Mean objective with the shipped value, with the in-sample pick, and cross-validated with
-        /// only this constant tuned.
-        var shippedScore: Double
-        var inSampleScore: Double
-        var crossValidatedScore: Double
+        public var inSamplePick: String
+        /// Mean objective with the shipped value.
+        public var shippedScore: Double
+        /// Mean objective with the in-sample pick.
+        public var inSampleScore: Double
+        /// Mean objective cross-validated, with only this constant tuned.
+        public var crossValidatedScore: Double
         /// How often each value was picked over the folds.
-        var foldPicks: [String: Int]
+        public var foldPicks: [String: Int]
     }
 
-    struct Row: Codable {
-        var label: String
-        var groups9D: [String: BroadEvaluation.Errors]
-        var groups6D: [String: BroadEvaluation.Errors]
+    /// One line of the group table: a way of choosing the settings (or an anchor filter) and its group means.
+    public struct Row: Codable, Sendable {
+        /// What the line shows.
+        public var label: String
+        /// Group means of the 9D attitude, by group.
+        public var groups9D: [String: BroadEvaluation.Errors]
+        /// Group means of the 6D attitude, by group.
+        public var groups6D: [String: BroadEvaluation.Errors]
     }
 
-    struct Report: Codable {
-        var objective: String
-        var method: String
+    /// Everything a cross-validation found.
+    public struct Report: Codable, Sendable {
+        /// The ``Objective``'s raw value.
+        public var objective: String
+        /// The ``Method``'s raw value.
+        public var method: String
         /// Standard errors a change must gain by (``passes(_:over:margin:)``).
-        var margin: Double
-        var trials: [String]
-        var parameters: [ParameterResult]
-        var rows: [Row]
+        public var margin: Double
+        /// The trials' names.
+        public var trials: [String]
+        /// Per constant.
+        public var parameters: [ParameterResult]
+        /// The group table: shipped, in-sample picks, cross-validated, then the anchors.
+        public var rows: [Row]
         /// For each held-out trial, the values picked on the other trials that differ from the shipped ones.
-        var foldSettings: [String: [String: String]]
-        var perTrial: [String: [String: BroadEvaluation.Errors]]
+        public var foldSettings: [String: [String: String]]
+        /// Per trial, the errors of the shipped and cross-validated settings (and the anchors), by label.
+        public var perTrial: [String: [String: BroadEvaluation.Errors]]
     }
 
     /// Per-trial errors of each anchor filter, from the JSON of `broad_eval.py --out` (`per_trial`).
@@ -190,7 +207,7 @@ enum CrossValidation {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
               let trials = root["per_trial"] as? [[String: Any]] else {
-            throw ValidationError("\(path): expected the JSON of broad_eval.py --out (a \"per_trial\" list)")
+            throw EvaluationError("\(path): expected the JSON of broad_eval.py --out (a \"per_trial\" list)")
         }
         var out: [String: [String: BroadEvaluation.Errors]] = [:]
         for t in trials {
@@ -206,7 +223,7 @@ enum CrossValidation {
 
     /// Runs each trial with its own settings, in parallel.
     static func evaluate(_ jobs: [(trial: BroadEvaluation.Trial, settings: FusionFilter.Settings)],
-                         progress: ProgressLine?, offset: Int = 0, total: Int? = nil) async -> [BroadEvaluation.TrialResult] {
+                         progress: (any EvaluationProgress)?, offset: Int = 0, total: Int? = nil) async -> [BroadEvaluation.TrialResult] {
         await withTaskGroup(of: (Int, BroadEvaluation.TrialResult).self) { group in
             var next = 0
             var out = [BroadEvaluation.TrialResult?](repeating: nil, count: jobs.count)
@@ -234,7 +251,7 @@ enum CrossValidation {
     /// the values that differ from `base`.
     static func descend(trials: [BroadEvaluation.Trial], training: [Int], base: FusionFilter.Settings,
                         grid: [(name: String, values: [String])], scorer: Scorer, margin: Double,
-                        progress: ProgressLine, done: inout Int) async throws -> (FusionFilter.Settings, [String: String]) {
+                        progress: any EvaluationProgress, done: inout Int) async throws -> (FusionFilter.Settings, [String: String]) {
         func scores(_ s: FusionFilter.Settings) async -> [Double] {
             let rs = await evaluate(training.map { (trials[$0], s) }, progress: nil)
             done += training.count
@@ -268,12 +285,13 @@ enum CrossValidation {
 
     /// Leave-one-trial-out with coordinate descent in every fold.
     static func runDescent(trials: [BroadEvaluation.Trial], base: FusionFilter.Settings, objective: Objective, margin: Double,
-                           grid: [(name: String, values: [String])], anchorsPath: String?) async throws -> Report {
+                           grid: [(name: String, values: [String])], anchorsPath: String?,
+                           console: any EvaluationConsole) async throws -> Report {
         let scorer = try Scorer(objective: objective, trials: trials.map(\.name), anchorsPath: anchorsPath)
         let n = trials.count
         let candidates = grid.map { $0.values.count - 1 }.reduce(0, +) + 1
         let total = (n + 1) * candidates * n + 3 * n
-        let progress = ProgressLine("cross-validating \(grid.count) settings by coordinate descent, \(n + 1) × \(candidates) runs", total: Double(total), always: true)
+        let progress = console.progress("cross-validating \(grid.count) settings by coordinate descent, \(n + 1) × \(candidates) runs", total: Double(total), always: true)
         var done = 0
         let shipped = await evaluate(trials.map { ($0, base) }, progress: nil)
         done += n
@@ -303,16 +321,25 @@ enum CrossValidation {
                           inSampleTuned: inSampleTuned, crossValidated: crossValidated, foldSettings: foldSettings, margin: margin, anchorsPath: anchorsPath)
     }
 
-    static func run(trials: [BroadEvaluation.Trial], base: FusionFilter.Settings, objective: Objective, method: Method,
-                    margin: Double = 2, only: [String], anchorsPath: String?) async throws -> Report {
+    /// Cross-validates the constants of ``fusionGrid`` (those named in `only`, or all) on `trials`.
+    /// - Parameters:
+    ///   - base: the shipped settings (with any `--set` overrides).
+    ///   - margin: standard errors a change must gain by (``passes(_:over:margin:)``).
+    ///   - anchorsPath: the JSON of `broad_eval.py --out`: VQF's rows beside ours, and ``Objective/relative``'s totals.
+    ///   - console: where the progress and notices go.
+    /// - Throws: ``EvaluationError`` when no constant of the grid is named, with fewer than 3 trials, or
+    ///   when the anchors are missing or incomplete.
+    public static func run(trials: [BroadEvaluation.Trial], base: FusionFilter.Settings, objective: Objective, method: Method,
+                           margin: Double = 2, only: [String], anchorsPath: String?, console: any EvaluationConsole) async throws -> Report {
         let grid = only.isEmpty ? fusionGrid : fusionGrid.filter { only.contains($0.name) }
         guard !grid.isEmpty else {
-            throw ValidationError("no tuned setting among \(only); the grid has \(fusionGrid.map(\.name).joined(separator: ", "))")
+            throw EvaluationError("no tuned setting among \(only); the grid has \(fusionGrid.map(\.name).joined(separator: ", "))")
         }
         let n = trials.count
-        guard n >= 3 else { throw ValidationError("cross-validation needs at least 3 trials, got \(n)") }
+        guard n >= 3 else { throw EvaluationError("cross-validation needs at least 3 trials, got \(n)") }
         if method == .descent {
-            return try await runDescent(trials: trials, base: base, objective: objective, margin: margin, grid: grid, anchorsPath: anchorsPath)
+            return try await runDescent(trials: trials, base: base, objective: objective, margin: margin, grid: grid, anchorsPath: anchorsPath,
+                                        console: console)
         }
         let scorer = try Scorer(objective: objective, trials: trials.map(\.name), anchorsPath: anchorsPath)
         // Candidate settings: (parameter index, value) → settings; the shipped settings once.
@@ -331,12 +358,12 @@ enum CrossValidation {
                 jobs.append((pi, v, s))
             }
             if shippedLabel == "?" {
-                Output.note("cross-validate: the grid of \(entry.name) does not hold its current value; it is scored but not a candidate")
+                console.note("cross-validate: the grid of \(entry.name) does not hold its current value; it is scored but not a candidate")
             }
             shippedValue.append(shippedLabel)
         }
         let totalRuns = (jobs.count + 1) * n + 2 * n
-        let progress = ProgressLine("cross-validating \(grid.count) settings, \(jobs.count + 1) candidate runs of \(n) trials", total: Double(totalRuns), always: true)
+        let progress = console.progress("cross-validating \(grid.count) settings, \(jobs.count + 1) candidate runs of \(n) trials", total: Double(totalRuns), always: true)
         var finished = 0
         let shipped = await evaluate(trials.map { ($0, base) }, progress: progress, offset: finished)
         finished += n
@@ -450,60 +477,5 @@ enum CrossValidation {
         }
         return Report(objective: objective.rawValue, method: method.rawValue, margin: margin, trials: trials.map(\.name), parameters: parameters, rows: rows,
                       foldSettings: foldSettings, perTrial: perTrial)
-    }
-
-    /// The report as text tables.
-    static func render(_ r: Report) -> String {
-        var out: [String] = []
-        let measure = switch Objective(rawValue: r.objective) {
-        case .sum: "9D total + 6D total RMSE (degrees)"
-        case .relative: "9D total / VQF 9D total + 6D total / VQF 6D total"
-        default: r.objective + " total RMSE (degrees)"
-        }
-        out.append("Objective per trial: \(measure); \(r.trials.count) trials, leave-one-trial-out; picks: \(r.method), a change must gain more than \(Output.fixed(r.margin, 2)) standard errors.")
-        out.append("")
-        if r.method == Method.descent.rawValue {
-            let rows = r.parameters.map { p in
-                [p.name, p.inSamplePick, p.foldPicks.sorted { $0.value > $1.value }.map { "\($0.key)×\($0.value)" }.joined(separator: " ")]
-            }
-            out.append(Output.table(["setting", "pick on all trials", "fold picks"], rows))
-        }
-        let paramRows = r.parameters.filter { _ in r.method == Method.separate.rawValue }.map { p -> [String] in
-            let picks = p.foldPicks.sorted { $0.value > $1.value }.map { "\($0.key)×\($0.value)" }.joined(separator: " ")
-            return [p.name, p.shipped, Output.fixed(p.shippedScore, 4), p.inSamplePick, Output.fixed(p.inSampleScore, 4),
-                    Output.fixed(p.crossValidatedScore, 4), Output.fixed(p.crossValidatedScore - p.shippedScore, 4), picks]
-        }
-        if !paramRows.isEmpty {
-            out.append(Output.table(["setting (tuned alone)", "shipped", "score", "in-sample pick", "score", "cross-validated",
-                                     "CV − shipped", "fold picks"], paramRows))
-        }
-        out.append("")
-        let groups = BroadEvaluation.groupOrder.filter { g in r.rows.first?.groups9D[g] != nil }
-        func cell(_ e: BroadEvaluation.Errors?) -> String {
-            guard let e else { return "–" }
-            return "\(Output.fixed(e.total, 2)) / \(Output.fixed(e.heading, 2)) / \(Output.fixed(e.inclination, 2))"
-        }
-        var rows: [[String]] = []
-        for row in r.rows where !row.groups9D.isEmpty {
-            rows.append([row.label.hasPrefix("VQF") ? row.label : row.label + " 9D"] + groups.map { cell(row.groups9D[$0]) })
-        }
-        for row in r.rows where !row.groups6D.isEmpty {
-            rows.append([row.label.hasPrefix("VQF") ? row.label : row.label + " 6D"] + groups.map { cell(row.groups6D[$0]) })
-        }
-        if let vqf9 = r.rows.first(where: { $0.label == "VQF 9D" }), let vqf6 = r.rows.first(where: { $0.label == "VQF 6D" }) {
-            for row in r.rows.prefix(3) {
-                rows.append(["\(row.label): 9D / VQF 9D, 6D / VQF 6D (total)"] + groups.map { g in
-                    guard let a = row.groups9D[g], let b = vqf9.groups9D[g], let c = row.groups6D[g], let d = vqf6.groups6D[g] else { return "–" }
-                    return "\(Output.fixed(a.total / b.total, 3)), \(Output.fixed(c.total / d.total, 3))"
-                })
-            }
-        }
-        out.append(Output.table(["(total / heading / inclination, °)"] + groups, rows))
-        out.append("")
-        let changedFolds = r.foldSettings.sorted { $0.key < $1.key }.map { k, v in
-            [k, v.isEmpty ? "(shipped values)" : v.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")]
-        }
-        out.append(Output.table(["held-out trial", "values picked on the other trials (where not the shipped one)"], changedFolds))
-        return out.joined(separator: "\n")
     }
 }

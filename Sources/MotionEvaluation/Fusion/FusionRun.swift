@@ -3,17 +3,20 @@ import MotionEngine
 import MotionSamples
 
 /// Runs the engine over a recording's raw samples in time order.
-struct FusionRun {
-    var estimator: DeviceMotionEstimator
-    var frame: AttitudeFrame
+public struct FusionRun {
+    /// The engine, fed by ``process(_:_:)``.
+    public var estimator: DeviceMotionEstimator
+    /// The reference frame the caller reports the attitude in.
+    public var frame: AttitudeFrame
 
-    init(settings: FusionFilter.Settings, frame: AttitudeFrame) {
+    /// A run with a fresh estimator of `settings`.
+    public init(settings: FusionFilter.Settings, frame: AttitudeFrame) {
         estimator = DeviceMotionEstimator(settings: settings)
         self.frame = frame
     }
 
     /// The raw samples of `recording` merged by time; ties: gyroscope, magnetometer, accelerometer.
-    static func mergedSamples(_ recording: Recording, useMagnetometer: Bool) -> [SensorSample] {
+    public static func mergedSamples(_ recording: Recording, useMagnetometer: Bool) -> [SensorSample] {
         var out: [SensorSample] = []
         out.reserveCapacity(recording.accelerometer.count + recording.gyroscope.count + recording.magnetometer.count)
         var i = 0, j = 0, k = 0
@@ -35,7 +38,7 @@ struct FusionRun {
     }
 
     /// Feeds every sample and hands each estimate to `body`.
-    mutating func process(_ samples: [SensorSample], _ body: (inout FusionRun, DeviceMotionEstimate) -> Void) {
+    public mutating func process(_ samples: [SensorSample], _ body: (inout FusionRun, DeviceMotionEstimate) -> Void) {
         for s in samples {
             if let e = estimator.add(s) { body(&self, e) }
         }
@@ -69,9 +72,9 @@ struct GaitTrace {
     /// One line: the walking share of `estimates` and the medians of the analysis while walking.
     func summary(label: String, estimates: Int) -> String {
         func median(_ v: [Double]) -> Double { ParityEvaluation.percentile(v, 50) }
-        return "\(label) walking \(Output.fixed(100 * Double(walkingEstimates) / Double(max(1, estimates)), 1)) %"
-            + " period \(Output.fixed(median(periods), 2)) amplitude \(Output.fixed(median(amplitudes), 3))"
-            + " rotation RMS \(Output.fixed(median(rates), 2)) at period \(Output.fixed(median(atPeriod), 2))"
-            + " at half \(Output.fixed(median(atHalfPeriod), 2)) impact \(Output.fixed(median(impacts), 2))"
+        return "\(label) walking \(fixed(100 * Double(walkingEstimates) / Double(max(1, estimates)), 1)) %"
+            + " period \(fixed(median(periods), 2)) amplitude \(fixed(median(amplitudes), 3))"
+            + " rotation RMS \(fixed(median(rates), 2)) at period \(fixed(median(atPeriod), 2))"
+            + " at half \(fixed(median(atHalfPeriod), 2)) impact \(fixed(median(impacts), 2))"
     }
 }

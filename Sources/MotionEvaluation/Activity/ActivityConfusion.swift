@@ -1,4 +1,5 @@
 import Foundation
+import MotionEngine
 
 /// A confusion matrix over ``ActivityClass`` plus a column for "no class" (unclassified or unknown
 /// predictions), with per-class and macro F1.

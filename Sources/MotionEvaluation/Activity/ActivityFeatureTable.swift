@@ -1,4 +1,6 @@
 import Foundation
+import MotionEngine
+import MotionSamples
 
 /// The training table: one row of ``ActivityFeature`` values per labelled window, with where it came from.
 ///

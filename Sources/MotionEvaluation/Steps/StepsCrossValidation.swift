@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import MotionEngine
 import MotionRecordings
@@ -11,9 +10,9 @@ import MotionRecordings
 /// with the lowest objective on the other subjects — the mean over the data sets of the median
 /// |error| — and the held-out subject's recordings are run with those picks together. The medians of
 /// the held-out errors are the cross-validated figures.
-enum StepsCrossValidation {
+public enum StepsCrossValidation {
     /// The candidate grids, each holding the shipped value.
-    static var grid: [(name: String, key: WritableKeyPath<StepDetector.Configuration, Double>, values: [Double])] { [
+    public static var grid: [(name: String, key: WritableKeyPath<StepDetector.Configuration, Double>, values: [Double])] { [
         ("minimumCadence", \.minimumCadence, [0.8, 1.0, 1.2]),
         ("maximumCadence", \.maximumCadence, [3.0, 3.6, 4.2]),
         ("minimumCorrelation", \.minimumCorrelation, [0.55, 0.65, 0.75]),
@@ -44,7 +43,7 @@ enum StepsCrossValidation {
     static func error(_ item: Item, detector: StepDetector.Configuration) -> Double? {
         var config = PedometerEngine.Configuration()
         config.detector = detector
-        let (r, _) = StepsCommand.evaluate(item.recording, name: item.name, height: nil, configuration: config, keepTrace: false)
+        let (r, _) = StepsEvaluation.evaluate(item.recording, name: item.name, height: nil, configuration: config, keepTrace: false)
         return (r.trialErrorPercent ?? r.errorPercent).map(abs)
     }
 
@@ -58,32 +57,47 @@ enum StepsCrossValidation {
     }
 
     static func median(_ values: [Double]) -> Double {
-        StepsCommand.percentile(values.sorted(), 50)
+        StepsEvaluation.percentile(values.sorted(), 50)
     }
 
-    struct Report: Codable {
-        struct Figures: Codable {
-            var dataset: String
-            var recordings: Int
-            var shippedMedian: Double
-            var shippedP90: Double
-            var inSampleMedian: Double
-            var crossValidatedMedian: Double
-            var crossValidatedP90: Double
+    /// Everything a cross-validation found.
+    public struct Report: Codable, Sendable {
+        /// The |error| % of one data set's recordings.
+        public struct Figures: Codable, Sendable {
+            /// The archive's file name.
+            public var dataset: String
+            /// Its recordings.
+            public var recordings: Int
+            /// Median |error| with the shipped constants (in-sample).
+            public var shippedMedian: Double
+            /// 90th percentile with the shipped constants.
+            public var shippedP90: Double
+            /// Median with the picks made on all recordings (in-sample).
+            public var inSampleMedian: Double
+            /// Median of the held-out errors (cross-validated).
+            public var crossValidatedMedian: Double
+            /// 90th percentile of the held-out errors.
+            public var crossValidatedP90: Double
         }
-        var figures: [Figures]
-        var inSamplePicks: [String: Double]
-        var foldPicks: [String: [String: Int]]
-        var folds: Int
+        /// Per data set.
+        public var figures: [Figures]
+        /// The value each constant takes when picked on all recordings.
+        public var inSamplePicks: [String: Double]
+        /// Per constant, how often each value (3 decimals) was picked over the folds.
+        public var foldPicks: [String: [String: Int]]
+        /// Subjects held out, one at a time.
+        public var folds: Int
     }
 
-    static func run(files: [String]) async throws -> Report {
+    /// Cross-validates the step detector's constants on the recordings of the data-set archives `files`.
+    /// - Throws: ``EvaluationError`` with fewer than 3 subjects; a reader's error for an unreadable archive.
+    public static func run(files: [String], console: any EvaluationConsole) async throws -> Report {
         var items: [Item] = []
         for file in files {
             let url = URL(fileURLWithPath: file)
             let members = try RecordingReader.members(of: url)
             let dataset = (file as NSString).lastPathComponent
-            let progress = ProgressLine("loading \(dataset)", total: Double(members.count))
+            let progress = console.progress("loading \(dataset)", total: Double(members.count), always: false)
             for (i, m) in members.enumerated() {
                 let rec = try RecordingReader.read(url, member: m.name)
                 items.append(Item(dataset: dataset, subject: subject(of: m.name), name: m.name, recording: rec))
@@ -93,10 +107,10 @@ enum StepsCrossValidation {
         }
         let datasets = Array(Set(items.map(\.dataset))).sorted()
         let units = Array(Set(items.map { "\($0.dataset)#\($0.subject)" })).sorted()
-        guard units.count >= 3 else { throw ValidationError("cross-validation needs at least 3 subjects, got \(units.count)") }
+        guard units.count >= 3 else { throw EvaluationError("cross-validation needs at least 3 subjects, got \(units.count)") }
         let base = StepDetector.Configuration()
         let candidates = grid.map { $0.values.count - 1 }.reduce(0, +)
-        let progress = ProgressLine("cross-validating \(grid.count) step-detector constants over \(units.count) subjects",
+        let progress = console.progress("cross-validating \(grid.count) step-detector constants over \(units.count) subjects",
                                     total: Double(candidates + 2 + units.count), always: true)
         var step = 0
         let shipped = await errors(items, detector: base)
@@ -145,7 +159,7 @@ enum StepsCrossValidation {
         for unit in units {
             let inUnit = items.indices.filter { "\(items[$0].dataset)#\(items[$0].subject)" == unit }
             let c = picks { !inUnit.contains($0) }
-            for entry in grid { foldPicks[entry.name, default: [:]][Output.fixed(c[keyPath: entry.key], 3), default: 0] += 1 }
+            for entry in grid { foldPicks[entry.name, default: [:]][fixed(c[keyPath: entry.key], 3), default: 0] += 1 }
             let e = await errors(inUnit.map { items[$0] }, detector: c)
             for (j, i) in inUnit.enumerated() { held[i] = e[j] }
             step += 1
@@ -157,28 +171,12 @@ enum StepsCrossValidation {
             let idx = items.indices.filter { items[$0].dataset == d }
             func sorted(_ e: [Double?]) -> [Double] { idx.compactMap { e[$0] }.sorted() }
             figures.append(.init(dataset: d, recordings: idx.count,
-                                 shippedMedian: median(sorted(shipped)), shippedP90: StepsCommand.percentile(sorted(shipped), 90),
+                                 shippedMedian: median(sorted(shipped)), shippedP90: StepsEvaluation.percentile(sorted(shipped), 90),
                                  inSampleMedian: median(sorted(inSample)),
-                                 crossValidatedMedian: median(sorted(held)), crossValidatedP90: StepsCommand.percentile(sorted(held), 90)))
+                                 crossValidatedMedian: median(sorted(held)), crossValidatedP90: StepsEvaluation.percentile(sorted(held), 90)))
         }
         var inSamplePicks: [String: Double] = [:]
         for entry in grid { inSamplePicks[entry.name] = all[keyPath: entry.key] }
         return Report(figures: figures, inSamplePicks: inSamplePicks, foldPicks: foldPicks, folds: units.count)
-    }
-
-    static func render(_ r: Report) -> String {
-        var out = [Output.table(
-            ["data set", "recordings", "shipped (in-sample) median / p90 |err| %", "picks on all (in-sample) median", "leave-one-subject-out median / p90"],
-            r.figures.map { f in
-                [f.dataset, "\(f.recordings)", "\(Output.fixed(f.shippedMedian, 2)) / \(Output.fixed(f.shippedP90, 2))",
-                 Output.fixed(f.inSampleMedian, 2), "\(Output.fixed(f.crossValidatedMedian, 2)) / \(Output.fixed(f.crossValidatedP90, 2))"]
-            })]
-        out.append("")
-        let base = StepDetector.Configuration()
-        out.append(Output.table(["constant", "shipped", "pick on all", "fold picks (of \(r.folds))"], grid.map { entry in
-            [entry.name, Output.fixed(base[keyPath: entry.key], 3), Output.fixed(r.inSamplePicks[entry.name] ?? .nan, 3),
-             (r.foldPicks[entry.name] ?? [:]).sorted { $0.value > $1.value }.map { "\($0.key)×\($0.value)" }.joined(separator: " ")]
-        }))
-        return out.joined(separator: "\n")
     }
 }

@@ -1,5 +1,5 @@
-@testable import CoreMotionCLI
 import Foundation
+import MotionEvaluation
 import Testing
 
 /// The rule that decides whether a tuned constant leaves its current value during cross-validation:

@@ -10,42 +10,74 @@ import MotionSamples
 /// marked valid (movement phase, finite truth), per trial; a group's figure is the mean over its
 /// trials. The 6D attitude is scored after removing one constant heading offset per trial (the
 /// circular mean of its signed heading error), as for every 6D filter.
-enum BroadEvaluation {
-    struct Trial: Sendable {
-        var name: String
-        var groups: Set<String>
-        var recording: Recording
+public enum BroadEvaluation {
+    /// One BROAD trial: its recording (raw sensors and optical truth) and the groups it belongs to.
+    public struct Trial: Sendable {
+        /// The file name without `.csv` (`01_undisturbed_slow_rotation_A`).
+        public var name: String
+        /// The groups of ``groupOrder`` it counts in.
+        public var groups: Set<String>
+        /// The trial's samples and truth.
+        public var recording: Recording
     }
 
-    struct Errors: Codable, Sendable {
-        var total: Double
-        var heading: Double
-        var inclination: Double
+    /// Attitude error RMSE, degrees.
+    public struct Errors: Codable, Sendable {
+        /// Of the whole rotation error.
+        public var total: Double
+        /// Of its part about the vertical.
+        public var heading: Double
+        /// Of its part about a horizontal axis.
+        public var inclination: Double
+
+        /// The three errors, degrees.
+        public init(total: Double, heading: Double, inclination: Double) {
+            self.total = total
+            self.heading = heading
+            self.inclination = inclination
+        }
     }
 
-    struct TrialResult: Codable, Sendable {
-        var trial: String
-        var groups: [String]
-        var samples: Int
-        var ours9D: Errors
-        var ours6D: Errors
+    /// The engine's scores on one trial.
+    public struct TrialResult: Codable, Sendable {
+        /// The trial's name.
+        public var trial: String
+        /// Its groups, sorted.
+        public var groups: [String]
+        /// Estimates scored.
+        public var samples: Int
+        /// The 9D attitude's errors (magnetic north).
+        public var ours9D: Errors
+        /// The 6D attitude's errors, one heading offset removed.
+        public var ours6D: Errors
         /// The 6D attitude given the 9D heading of the first second of the movement phase (no
         /// hindsight): what the heading would be had the magnetometer been dropped when the movement
         /// began. The magnetometer helps when the 9D heading error is below this one's.
-        var fallback6D: Errors? = nil
+        public var fallback6D: Errors? = nil
         /// Wall-clock seconds of the fusion work alone.
-        var fusionSeconds: Double
+        public var fusionSeconds: Double
         /// Our gyro-bias error at the end of the movement phase against the mean gyro reading of the
         /// final rest (≥ 5 s, first second skipped, every axis within 0.5 °/s), °/s; nil without one
         /// (the check of `broad_eval.py --bias-check`).
-        var biasErrorDegreesPerSecond: Double? = nil
+        public var biasErrorDegreesPerSecond: Double? = nil
         /// Per-sample 9D error angles (degrees), kept only when plots are asked for.
-        var totalErrorSeries: [Float]? = nil
-        var times: [Float]? = nil
+        public var totalErrorSeries: [Float]? = nil
+        /// The times of ``totalErrorSeries``, seconds.
+        public var times: [Float]? = nil
+
+        /// A result without the optional figures.
+        public init(trial: String, groups: [String], samples: Int, ours9D: Errors, ours6D: Errors, fusionSeconds: Double) {
+            self.trial = trial
+            self.groups = groups
+            self.samples = samples
+            self.ours9D = ours9D
+            self.ours6D = ours6D
+            self.fusionSeconds = fusionSeconds
+        }
     }
 
     /// Groups in the order the tables list them (BROAD's, with magnetic disturbance = stationary or attached magnet).
-    static let groupOrder = ["all_available", "undisturbed", "disturbed", "magnetic_disturbance",
+    public static let groupOrder = ["all_available", "undisturbed", "disturbed", "magnetic_disturbance",
                              "stationary_magnet", "attached_magnet", "tapping", "vibration"]
 
     static func groups(of trial: String, manifest: [String: Any]) -> Set<String> {
@@ -61,7 +93,10 @@ enum BroadEvaluation {
     }
 
     /// Loads the trials (CSV files) of a BROAD folder with its `manifest.json`.
-    static func load(folder: URL, only: [String], progress: ProgressLine?) throws -> [Trial] {
+    /// - Parameters:
+    ///   - only: file-name prefixes of the trials to load (all when empty).
+    ///   - progress: told each file as it is read.
+    public static func load(folder: URL, only: [String], progress: (any EvaluationProgress)?) throws -> [Trial] {
         let fm = FileManager.default
         let manifestURL = folder.appendingPathComponent("manifest.json")
         let manifest = (try? JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL))) as? [String: Any] ?? [:]
@@ -78,7 +113,8 @@ enum BroadEvaluation {
     }
 
     /// Runs the engine on one trial and scores it.
-    static func evaluate(_ trial: Trial, settings: FusionFilter.Settings, keepSeries: Bool = false) -> TrialResult {
+    /// - Parameter keepSeries: keep the per-sample error series (``TrialResult/totalErrorSeries``) for plots.
+    public static func evaluate(_ trial: Trial, settings: FusionFilter.Settings, keepSeries: Bool = false) -> TrialResult {
         let rec = trial.recording
         let samples = FusionRun.mergedSamples(rec, useMagnetometer: true)
         var estimator = DeviceMotionEstimator(settings: settings)
@@ -102,7 +138,7 @@ enum BroadEvaluation {
                         let h = estimator.filter.magnetometerCalibration.hardIron
                         if h != lastHardIron {
                             lastHardIron = h
-                            print("\(trial.name) t=\(Output.fixed(e.time, 1)) hardIron=\(Output.fixed(h.x, 2)),\(Output.fixed(h.y, 2)),\(Output.fixed(h.z, 2)) accuracy=\(e.magneticFieldAccuracy)")
+                            print("\(trial.name) t=\(fixed(e.time, 1)) hardIron=\(fixed(h.x, 2)),\(fixed(h.y, 2)),\(fixed(h.z, 2)) accuracy=\(e.magneticFieldAccuracy)")
                         }
                     }
                 }
@@ -210,7 +246,7 @@ enum BroadEvaluation {
     }
 
     /// Mean of each error over the trials of every group.
-    static func groupMeans(_ results: [TrialResult], _ pick: (TrialResult) -> Errors) -> [(group: String, count: Int, errors: Errors)] {
+    public static func groupMeans(_ results: [TrialResult], _ pick: (TrialResult) -> Errors) -> [(group: String, count: Int, errors: Errors)] {
         groupOrder.compactMap { g in
             let rs = results.filter { $0.groups.contains(g) }
             guard !rs.isEmpty else { return nil }
@@ -219,5 +255,42 @@ enum BroadEvaluation {
                                         heading: rs.map { pick($0).heading }.reduce(0, +) / m,
                                         inclination: rs.map { pick($0).inclination }.reduce(0, +) / m))
         }
+    }
+
+    /// Runs every trial with the same settings, all at once, in the trials' order.
+    public static func evaluateAll(_ trials: [Trial], settings: FusionFilter.Settings, keepSeries: Bool,
+                                   progress: any EvaluationProgress) async -> [TrialResult] {
+        await withTaskGroup(of: (Int, TrialResult).self) { group in
+            for (i, t) in trials.enumerated() {
+                group.addTask { (i, evaluate(t, settings: settings, keepSeries: keepSeries)) }
+            }
+            var out = [TrialResult?](repeating: nil, count: trials.count)
+            var done = 0
+            for await (i, r) in group {
+                out[i] = r
+                done += 1
+                progress.update(Double(done), detail: r.trial)
+            }
+            return out.compactMap { $0 }
+        }
+    }
+
+    /// Group means per filter from broad_eval.py's JSON (`groups` → group → filter → errors).
+    public static func readAnchors(_ path: String) throws -> [String: [String: Errors]] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let groups = root["groups"] as? [String: Any] else {
+            throw EvaluationError("\(path): expected the JSON of broad_eval.py --out (a \"groups\" object)")
+        }
+        var out: [String: [String: Errors]] = [:]
+        for (group, value) in groups {
+            guard let filters = value as? [String: Any] else { continue }
+            for (filter, e) in filters {
+                guard let e = e as? [String: Any], let t = e["total"] as? Double, let h = e["heading"] as? Double,
+                      let i = e["inclination"] as? Double else { continue }
+                out[filter, default: [:]][group] = Errors(total: t, heading: h, inclination: i)
+            }
+        }
+        return out
     }
 }

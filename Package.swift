@@ -28,6 +28,8 @@ let package = Package(
         .library(name: "MotionEngine", targets: ["MotionEngine"]),
         .library(name: "MotionRecordings", targets: ["MotionRecordings"]),
         .library(name: "MotionIIO", targets: ["MotionIIO"]),
+        // Fake IIO trees and the emulator that feeds them, for tests and benchmarks (no app links it).
+        .library(name: "MotionEmulation", targets: ["MotionEmulation"]),
         // Live phones over the network (Sensor Logger's HTTP push, …), for tools, benchmarks and fuzzers.
         .library(name: "MotionNetwork", targets: ["MotionNetwork"]),
         // The system service's parts, for tools that talk to `coremotiond` directly, benchmarks and fuzzers.
@@ -94,6 +96,9 @@ let package = Package(
             dependencies: ["MotionSamples", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
+        // Layer 1 (testing): stand-ins for hardware: fake IIO trees with real drivers' layouts and the emulator
+        // that plays samples into them. For the tool's `iio-emulate`, tests and benchmarks; not the daemon's.
+        .target(name: "MotionEmulation", dependencies: ["MotionSamples", "MotionIIO"], swiftSettings: strict),
         // Layer 1: live phones over the network: Sensor Logger's HTTP push (a Hummingbird server), phyphox (REST
         // polling) and SensorServer (WebSocket) on SwiftNIO, with the pieces every network source shares (phone
         // clock mapping, jitter buffer, live device).
@@ -251,7 +256,7 @@ let package = Package(
             name: "CoreMotionCLI",
             dependencies: [
                 "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionNetwork", "MotionEngine",
-                "MotionEvaluation", "MotionService", "MotionDevices", "CoreMotion", "MotionDaemonClient", "MotionSystemd", "MotionAuthorization", "MotionLiveView",
+                "MotionEvaluation", "MotionEmulation", "MotionService", "MotionDevices", "CoreMotion", "MotionDaemonClient", "MotionSystemd", "MotionAuthorization", "MotionLiveView",
                 "MotionLiveViewProtocol",
                 withDevices("ArgumentParser", "swift-argument-parser"),
             ],
@@ -275,7 +280,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "MotionIIOTests", dependencies: ["MotionIIO", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MotionIIOTests", dependencies: ["MotionIIO", "MotionEmulation", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MotionNetworkTests",
             dependencies: [
@@ -321,7 +326,7 @@ let package = Package(
         .testTarget(
             name: "MotionDaemonTests",
             dependencies: [
-                "MotionDaemon", "MotionDaemonClient", "MotionService", "MotionDevices", "MotionProtocol", "MotionIIO",
+                "MotionDaemon", "MotionDaemonClient", "MotionService", "MotionDevices", "MotionProtocol", "MotionIIO", "MotionEmulation",
                 "MotionRecordings", "MotionSimulator", "MotionAuthorization", "CoreMotion", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),

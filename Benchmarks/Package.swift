@@ -48,6 +48,7 @@ let package = Package(
             name: "IIOBenchmarks",
             dependencies: benchmarkDependencies + [
                 .product(name: "MotionIIO", package: "swift-core-motion"),
+                .product(name: "MotionEmulation", package: "swift-core-motion"),
             ],
             path: "IIOBenchmarks",
             plugins: plugins

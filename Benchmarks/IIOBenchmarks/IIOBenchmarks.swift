@@ -1,5 +1,6 @@
 import Benchmark
 import Foundation
+import MotionEmulation
 import MotionIIO
 
 /// Decoding cost of buffered IIO scans: what the capture thread spends per scan once the bytes are

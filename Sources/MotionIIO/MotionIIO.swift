@@ -8,6 +8,6 @@
 // - `Scan/`       `scan_elements` type strings, scan layout, decoding of buffered scans
 // - `Conversion/` raw counts → Apple's axes and units (scale, offset, mount matrix, sign, units)
 // - `Capture/`    polled and buffered capture threads, timestamp clocks, loss and return
-// - `Emulation/`  fake sysfs trees with the layouts of real drivers, for tests and `coremotion iio-emulate`
 //
-// Entry point: `IIODevice.discover(root:)`. Design notes: docs/iio.md.
+// Entry point: `IIODevice.discover(root:)`. Fake trees and the emulator that feeds them: `MotionEmulation`.
+// Design notes: docs/iio.md.

@@ -2,6 +2,7 @@ import Foundation
 @testable import MotionDaemon
 import MotionDaemonClient
 import MotionDevices
+import MotionEmulation
 import MotionIIO
 import MotionService
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import MotionEmulation
 import Testing
 @testable import MotionIIO
 

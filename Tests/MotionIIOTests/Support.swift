@@ -1,4 +1,5 @@
 import Foundation
+import MotionEmulation
 import Testing
 import TestSupport
 @testable import MotionIIO

@@ -52,7 +52,7 @@ struct IIODeviceIdentity: Sendable, Hashable {
 
 /// One capture thread for one IIO device: sets rates, captures buffered or polled, converts and
 /// delivers, and survives the device going away and coming back.
-final class IIOCaptureSession: @unchecked Sendable {
+package final class IIOCaptureSession: @unchecked Sendable {
     // @unchecked: its state is guarded by an NSLock plus an NSCondition (finishedCondition) waited on; Mutex has no condition variable.
     /// Stable name of the device group (its directory at discovery).
     let group: String
@@ -273,11 +273,12 @@ final class IIOCaptureSession: @unchecked Sendable {
     }
 
     /// Names the calling thread for the kernel (``MotionSamples/KernelThreadName``).
-    static func nameCurrentThread(_ name: String) {
+    package static func nameCurrentThread(_ name: String) {
         KernelThreadName.setCurrent(name)
     }
 
-    static func sleep(_ seconds: Double) {
+    /// Sleeps `seconds` (nothing when not positive), resumed after a signal.
+    package static func sleep(_ seconds: Double) {
         guard seconds > 0 else { return }
         var t = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
         var rem = timespec()

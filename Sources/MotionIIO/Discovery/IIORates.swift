@@ -107,7 +107,7 @@ public struct IIORates: Sendable, Hashable, Codable, CustomStringConvertible {
 
 extension StringProtocol {
     /// The text without the whitespace, newlines and NULs sysfs puts around values.
-    func trimmingSysfsSpace() -> String {
+    package func trimmingSysfsSpace() -> String {
         let bytes = Array(utf8)
         var start = 0
         var end = bytes.count

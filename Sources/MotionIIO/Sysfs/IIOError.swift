@@ -56,7 +56,7 @@ public enum IIOError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Builds the error for a failed system call on `path`.
-    static func from(errno code: Int32, path: String, operation: String, writing: Bool = false) -> IIOError {
+    package static func from(errno code: Int32, path: String, operation: String, writing: Bool = false) -> IIOError {
         switch code {
         case ENOENT, ENODEV, ENXIO, ENOTDIR: return .deviceGone(path: path, errno: code)
         case EACCES, EPERM: return .permissionDenied(path: path, writing: writing)

@@ -25,7 +25,7 @@ public enum SysfsFile {
     }
 
     @inline(__always)
-    static func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+    package static func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
         #if canImport(Glibc)
         return Glibc.write(fd, buffer, count)
         #elseif canImport(Musl)

@@ -1,4 +1,6 @@
 import Foundation
+import MotionIIO
+import MotionSamples
 
 /// A hand-held device moving gently, as an endless ``SampleSource`` of physically consistent raw
 /// samples in Apple's axes and units: the emulator's default input when no recording or simulator

@@ -1,4 +1,6 @@
 import Foundation
+import MotionIIO
+import MotionSamples
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

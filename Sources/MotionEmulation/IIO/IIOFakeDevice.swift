@@ -1,3 +1,6 @@
+import MotionIIO
+import MotionSamples
+
 /// One channel of a fake IIO device.
 public struct IIOFakeChannel: Sendable, Hashable {
     /// Channel name, e.g. `in_accel_x`, `in_pressure`, `in_temp`.

@@ -1,6 +1,6 @@
 import Foundation
-import MotionEvaluation
 import Testing
+@testable import MotionEvaluation
 
 /// The rule that decides whether a tuned constant leaves its current value during cross-validation:
 /// the mean gain over the training trials must exceed a margin of standard errors of the per-trial gains.

@@ -29,13 +29,6 @@ public enum BroadEvaluation {
         public var heading: Double
         /// Of its part about a horizontal axis.
         public var inclination: Double
-
-        /// The three errors, degrees.
-        public init(total: Double, heading: Double, inclination: Double) {
-            self.total = total
-            self.heading = heading
-            self.inclination = inclination
-        }
     }
 
     /// The engine's scores on one trial.
@@ -64,16 +57,6 @@ public enum BroadEvaluation {
         public var totalErrorSeries: [Float]? = nil
         /// The times of ``totalErrorSeries``, seconds.
         public var times: [Float]? = nil
-
-        /// A result without the optional figures.
-        public init(trial: String, groups: [String], samples: Int, ours9D: Errors, ours6D: Errors, fusionSeconds: Double) {
-            self.trial = trial
-            self.groups = groups
-            self.samples = samples
-            self.ours9D = ours9D
-            self.ours6D = ours6D
-            self.fusionSeconds = fusionSeconds
-        }
     }
 
     /// Groups in the order the tables list them (BROAD's, with magnetic disturbance = stationary or attached magnet).

@@ -265,7 +265,12 @@ let package = Package(
         ),
 
         // Tests
-        .target(name: "TestSupport", dependencies: ["MotionSamples"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(
+            name: "TestSupport",
+            dependencies: ["MotionSamples", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(name: "MotionSamplesTests", dependencies: ["MotionSamples"], swiftSettings: strict),
         .testTarget(
             name: "MotionRecordingsTests",
@@ -301,7 +306,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MotionHistoryTests",
-            dependencies: ["MotionHistory", "TestSupport", grdb],
+            dependencies: ["MotionHistory", "MotionSimulator", "TestSupport", grdb],
             swiftSettings: strict
         ),
         .testTarget(
@@ -319,7 +324,7 @@ let package = Package(
         .testTarget(name: "MotionProtocolTests", dependencies: ["MotionProtocol"], swiftSettings: strict),
         .testTarget(
             name: "MotionAuthorizationTests",
-            dependencies: ["MotionAuthorization", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["MotionAuthorization", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(name: "MotionSystemdTests", dependencies: ["MotionSystemd"], swiftSettings: strict),

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import MotionAuthorization
 import Testing
+import TestSupport
 
 @Suite("Administrator's policy")
 struct AdminPolicyTests {

@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import MotionAuthorization
 import Testing
+import TestSupport
 
 @Suite("Permission store")
 struct PermissionStoreTests {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 @testable import MotionAuthorization
 import Testing
+import TestSupport
 
 /// Users of one machine kept apart: machine history, restricted users, the shared permission file's
 /// quotas, the list document's size, outside strings in logs.

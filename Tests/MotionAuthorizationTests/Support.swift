@@ -62,43 +62,6 @@ func withFakeProc<Result>(_ body: (FakeProc) throws -> Result) throws -> Result 
     try withTemporaryFolder { folder in try body(FakeProc(root: folder)) }
 }
 
-/// Collects log messages, for tests that check what was logged.
-final class LogRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [(level: Logger.Level, message: String)] = []
-
-    var messages: [(level: Logger.Level, message: String)] {
-        lock.lock()
-        defer { lock.unlock() }
-        return entries
-    }
-
-    func append(_ level: Logger.Level, _ message: String) {
-        lock.lock()
-        entries.append((level, message))
-        lock.unlock()
-    }
-
-    var logger: Logger {
-        Logger(label: "test.authorization") { _ in RecordingHandler(recorder: self) }
-    }
-
-    private struct RecordingHandler: LogHandler {
-        let recorder: LogRecorder
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            recorder.append(event.level, event.message.description)
-        }
-    }
-}
-
 /// A logger that drops everything.
 let quietLogger = Logger(label: "test.authorization.quiet") { _ in SwiftLogNoOpLogHandler() }
 

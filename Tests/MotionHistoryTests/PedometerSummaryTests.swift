@@ -1,5 +1,6 @@
 import Foundation
 import MotionHistory
+import MotionSimulator
 import Testing
 
 /// The naive definition the store must match exactly: every step, one by one.

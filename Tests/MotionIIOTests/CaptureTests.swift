@@ -1,6 +1,7 @@
 import Foundation
 import MotionEmulation
 import Testing
+import TestSupport
 @testable import MotionIIO
 
 /// Encodes one bmi160 scan (gyro x,y,z, accel x,y,z as le:s16, 4 bytes padding, le:s64 timestamp).

@@ -1,6 +1,7 @@
 import Foundation
 import MotionEmulation
 import Testing
+import TestSupport
 @testable import MotionIIO
 
 @Suite("faults: unplug, return, read errors, permissions", .serialized)

@@ -1,6 +1,7 @@
 import Foundation
 import MotionEmulation
 import Testing
+import TestSupport
 @testable import MotionIIO
 
 /// The tree `tools/iio/compat-harness.sh` builds (mpu6050 limited to 100 Hz, lis3mdl, bmp280, fed

@@ -1,6 +1,7 @@
 import Foundation
 import MotionEmulation
 import Testing
+import TestSupport
 @testable import MotionIIO
 
 /// Pins the fake tree to what Linux 6.1 (Debian 6.1.0-56) showed under QEMU with the real bmi160,

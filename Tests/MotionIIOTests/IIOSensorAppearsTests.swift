@@ -1,6 +1,7 @@
 import Foundation
 import MotionEmulation
 import Testing
+import TestSupport
 @testable import MotionIIO
 
 /// Sensors whose IIO device appears after the device was made (a driver loaded, `new_device` written

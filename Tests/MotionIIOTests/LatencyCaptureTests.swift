@@ -1,6 +1,7 @@
 import Foundation
 import MotionEmulation
 import Testing
+import TestSupport
 @testable import MotionIIO
 
 @Suite("batch latency: watermark, wake-ups, reconfiguration", .serialized)

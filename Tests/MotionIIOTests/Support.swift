@@ -26,37 +26,6 @@ final class TemporaryTree {
     }
 }
 
-/// Collects what a device delivers, from any thread.
-final class Collector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var samples: [SensorSample] = []
-    private var events: [DeviceEvent] = []
-
-    var sink: SampleSink { { [self] s in lock.lock(); samples.append(s); lock.unlock() } }
-    var eventSink: DeviceEventSink { { [self] e in lock.lock(); events.append(e); lock.unlock() } }
-
-    var all: [SensorSample] {
-        lock.lock()
-        defer { lock.unlock() }
-        return samples
-    }
-
-    var allEvents: [DeviceEvent] {
-        lock.lock()
-        defer { lock.unlock() }
-        return events
-    }
-
-    func of(_ kind: SensorKind) -> [SensorSample] { all.filter { $0.sensor == kind } }
-    func count(_ kind: SensorKind) -> Int { of(kind).count }
-
-    func clear() {
-        lock.lock()
-        samples.removeAll()
-        lock.unlock()
-    }
-}
-
 /// Waits until `condition` holds, checking every 10 ms, for at most `timeout` seconds.
 @discardableResult
 func waitUntil(_ timeout: Double = 5, _ condition: () -> Bool) -> Bool {

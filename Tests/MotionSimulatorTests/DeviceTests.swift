@@ -1,20 +1,11 @@
 import Foundation
 import MotionSamples
 import Testing
+import TestSupport
 @testable import MotionSimulator
 
 /// The simulator as a device on a virtual clock.
 @Suite struct DeviceTests {
-    final class Collector: @unchecked Sendable {
-        private let lock = NSLock()
-        private var samples: [SensorSample] = []
-        private var events: [DeviceEvent] = []
-        func add(_ s: SensorSample) { lock.lock(); samples.append(s); lock.unlock() }
-        func add(_ e: DeviceEvent) { lock.lock(); events.append(e); lock.unlock() }
-        var all: [SensorSample] { lock.lock(); defer { lock.unlock() }; return samples }
-        var allEvents: [DeviceEvent] { lock.lock(); defer { lock.unlock() }; return events }
-    }
-
     @Test func deliversTheSourceSamplesOnTheClock() throws {
         let clock = VirtualClock(start: 500)
         let device = try SimulatorDevice.make(scene: try SceneCatalog.scene(named: "walking-in-hand"), seed: 9, clock: clock)

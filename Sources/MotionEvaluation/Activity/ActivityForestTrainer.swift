@@ -1,5 +1,6 @@
 import Foundation
 import MotionEngine
+import MotionSimulator
 
 /// Trains an ``ActivityForest`` from labelled feature vectors, deterministically: the same rows and
 /// parameters give the same model, bit for bit, on every run and machine with IEEE-754 doubles.
@@ -106,23 +107,6 @@ public enum ActivityForestTrainer {
 
     /// At most this many bins per feature (63 candidate thresholds).
     static let maximumBins = 64
-
-    /// SplitMix64 (Steele, Lea and Flood, OOPSLA 2014): small, fast, fully specified.
-    struct SplitMix64 {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        /// Uniform in 0..<bound (bound > 0), by multiply-shift (Lemire) on the top 64 bits.
-        mutating func nextIndex(below bound: Int) -> Int {
-            Int(next().multipliedFullWidth(by: UInt64(bound)).high)
-        }
-    }
 
     private struct TreeBuilder {
         let bins: [UInt8]
@@ -263,5 +247,12 @@ public enum ActivityForestTrainer {
             }
             return best
         }
+    }
+}
+
+extension SplitMix64 {
+    /// Uniform in 0..<bound (bound > 0), by multiply-shift (Lemire) on the top 64 bits.
+    fileprivate mutating func nextIndex(below bound: Int) -> Int {
+        Int(next().multipliedFullWidth(by: UInt64(bound)).high)
     }
 }

@@ -1,6 +1,6 @@
 /// SplitMix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators", OOPSLA
 /// 2014): a 64-bit generator used here to expand one seed into independent stream states.
-public struct SplitMix64: Sendable, Hashable {
+public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     /// The generator's 64-bit state.
     public private(set) var state: UInt64
 

@@ -27,7 +27,10 @@ public final class IIOFakeTree: @unchecked Sendable {
     // @unchecked: NSLock-guarded state, not Mutex: the thread sanitizer CI runs cannot see Mutex's contended (futex) path.
     /// What stands in for `/dev/iio:deviceN`.
     public enum NodeKind: String, Sendable, CaseIterable {
-        case fifo, file
+        /// A named pipe: a reader polls it as it polls the kernel's node.
+        case fifo
+        /// A regular file: scans are appended, for tests that read it directly.
+        case file
     }
 
     /// The tree's root folder (what `COREMOTION_DEVICE=iio:ROOT` names).

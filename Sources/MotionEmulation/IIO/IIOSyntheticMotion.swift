@@ -64,6 +64,7 @@ public struct IIOSyntheticMotion: SampleSource {
 
     private mutating func noiseVector(_ sigma: Double) -> Vector3 { Vector3(noise(), noise(), noise()) * sigma }
 
+    /// The next sample in time order (endless).
     public mutating func next() -> SensorSample? {
         if pendingKinds.isEmpty {
             pendingKinds = [.accelerometer, .gyroscope, .magnetometer, .barometer]
@@ -91,6 +92,7 @@ public struct IIOSyntheticMotion: SampleSource {
         }
     }
 
+    /// Starts the motion again from time 0 with the same noise.
     public mutating func rewind() {
         state = seed | 1
         step = 0

@@ -216,6 +216,9 @@ private final class EmbeddedSession: Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let message = try frames.pop() { return message }
+            // Work the session's loop scheduled for "now" from the loop itself (the outbox coming back for the
+            // rest of a large batch) runs only when asked, on the testing loop; a real loop runs it at once.
+            await channel.testingEventLoop.run()
             if let buffer = try await channel.readOutbound(as: ByteBuffer.self) {
                 frames.append(Array(buffer.readableBytesView))
                 continue

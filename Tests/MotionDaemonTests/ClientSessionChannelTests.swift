@@ -15,7 +15,10 @@ import Testing
 /// virtual time (`advanceTime`), so a timeout test takes no wall-clock time.
 ///
 /// The socket-level behaviour (credentials, a peer that stops reading, many clients) stays in
-/// `DaemonHostileClientTests` on real sockets.
+/// `DaemonHostileClientTests` on real sockets, and so does streaming: a stream on this channel stalled when
+/// the machine was loaded (6 values of 20 in a sanitizer run, while the device's own subscriber got 6,285),
+/// because work the outbox schedules from inside the loop waits there for the test to run the loop; the
+/// sharing and hostile suites stream over real sockets.
 @Suite("a daemon session on an embedded channel")
 struct ClientSessionChannelTests {
     @Test("hello is answered with a welcome naming the device and its sensors")
@@ -105,27 +108,6 @@ struct ClientSessionChannelTests {
         #expect(message.failureCode == .helloExpected)
         #expect(message.failureText == "no hello within 3 s")
         try await session.waitUntilClosed()
-    }
-
-    @Test("a sensor subscription streams the device's samples on its stream")
-    func subscriptionStreams() async throws {
-        let session = try await EmbeddedSession.welcomed()
-        defer { session.stop() }
-        let direct = Counter()
-        let probe = try #require(session.core.service.subscribe(to: .accelerometer, interval: 0.01) { direct.add($0.time) })
-        try await session.send(.subscribeSensor(stream: 7, sensor: .accelerometer, interval: 0.01))
-        // The device runs in real time on its own thread: generous bounds for a machine busy with other suites.
-        var received = 0
-        let deadline = Date().addingTimeInterval(30)
-        while received < 20, Date() < deadline {
-            guard let message = try await session.next(timeout: 10) else { break }
-            if case .samples(let stream, let values) = message {
-                #expect(stream == 7)
-                received += values.count
-            }
-        }
-        #expect(received >= 20, "device: \(direct.count) samples to a direct subscriber, end \(session.core.service.hasReachedEnd), rate \(String(describing: session.core.service.activeRate(.accelerometer)))")
-        probe.cancel()
     }
 
     @Test("the client closing its end ends its streams and frees its slot")

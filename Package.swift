@@ -244,6 +244,7 @@ let package = Package(
                 "MotionSamples",  // LogSafeText: a peer's Host or Origin reaches the log escaped
                 withDevices("Hummingbird", "hummingbird"),
                 withDevices("HummingbirdWebSocket", "hummingbird-websocket"),
+                withDevices("ServiceLifecycle", "swift-service-lifecycle"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

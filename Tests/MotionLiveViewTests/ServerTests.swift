@@ -58,14 +58,23 @@ func withServer<T: Sendable>(
         defer { continuation.finish() }
         try await server.run { port in continuation.yield(port) }
     }
-    defer { task.cancel() }
     var iterator = ports.makeAsyncIterator()
     guard let port = await iterator.next() else {
         let outcome = await task.result
         Issue.record("the view server ended before it listened: \(outcome)")
         throw CancellationError()
     }
-    return try await body(port, server)
+    // Stopped gracefully, never cancelled: cancelling this task from another thread while it runs on its
+    // executor deadlocked the Swift runtime against swift-async-algorithms' merge (a CI run stopped so).
+    let result: Result<T, any Error>
+    do {
+        result = .success(try await body(port, server))
+    } catch {
+        result = .failure(error)
+    }
+    await server.stop()
+    _ = await task.result
+    return try result.get()
 }
 
 @Suite("The server over real loopback sockets", .serialized)

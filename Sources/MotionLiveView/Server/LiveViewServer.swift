@@ -3,7 +3,9 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import MotionLiveViewProtocol
+import NIOConcurrencyHelpers
 import NIOCore
+import ServiceLifecycle
 
 /// `coremotion view`'s server: the page at `/`, its script and style, and the stream at `/ws`.
 ///
@@ -25,6 +27,8 @@ public final class LiveViewServer: Sendable {
     /// The fan-out to the pages.
     public let broadcaster: LiveBroadcaster
     private let logger: Logger
+    /// The running server's service group (for ``stop()``), and whether ``stop()`` came first.
+    private let running = NIOLockedValueBox<(group: ServiceGroup?, stopped: Bool)>((nil, false))
 
     /// A server for `source` on `access.host`:`port` (0: any free port) sending at most `rate` samples
     /// per second and channel.
@@ -36,7 +40,7 @@ public final class LiveViewServer: Sendable {
         self.logger = logger
     }
 
-    /// Runs until cancelled (or until SIGINT/SIGTERM); calls `onRunning` with the port listened on.
+    /// Runs until ``stop()``, cancellation, SIGINT or SIGTERM; calls `onRunning` with the port listened on.
     public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let resources = try PageResources.load()
         let access = self.access
@@ -98,10 +102,32 @@ public final class LiveViewServer: Sendable {
                     try await Task.sleep(for: period)
                 }
             }
-            group.addTask { try await app.runService() }
+            // In a service group, so that ``stop()`` ends it gracefully: the listener closes and the run
+            // returns, without cancelling a task (cancelling the server's task from another thread while it
+            // ran on a task executor deadlocked the Swift runtime's task-status lock against
+            // swift-async-algorithms' merge lock: a test run stopped with both threads waiting).
+            let services = ServiceGroup(configuration: ServiceGroupConfiguration(
+                services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            let stoppedEarly = running.withLockedValue { running in
+                running.group = services
+                return running.stopped
+            }
+            if stoppedEarly { await services.triggerGracefulShutdown() }
+            group.addTask { try await services.run() }
             try await group.next()
             group.cancelAll()
         }
+        running.withLockedValue { $0.group = nil }
+    }
+
+    /// Ends ``run(onRunning:)`` gracefully (the listener closes, the run returns); before the run starts, the
+    /// run ends as soon as it does. Idempotent.
+    public func stop() async {
+        let group = running.withLockedValue { running in
+            running.stopped = true
+            return running.group
+        }
+        await group?.triggerGracefulShutdown()
     }
 
     /// One page's connection: the hello, then its outbox written while its commands are read.

@@ -291,7 +291,7 @@ let package = Package(
             name: "MotionNetworkTests",
             dependencies: [
                 "MotionNetwork", "MotionSamples", "MotionRecordings", "MotionService", "MotionDevices", "CoreMotion", "CoreMotionTesting",
-                .product(name: "Logging", package: "swift-log"),
+                "TestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

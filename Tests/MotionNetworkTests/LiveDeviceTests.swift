@@ -1,13 +1,14 @@
 import Foundation
 import MotionNetwork
 import MotionSamples
+import TestSupport
 import Testing
 
 // Devices against the fake phones of MotionNetwork/Emulation on real loopback sockets, in real time (each
 // test a few seconds). Serialized: the machine has two cores and other users.
 
 @Suite(.serialized) struct PhyphoxLiveTests {
-    func start(_ options: PhyphoxEmulator.Options = PhyphoxEmulator.Options(), capture: LogCapture = LogCapture(),
+    func start(_ options: PhyphoxEmulator.Options = PhyphoxEmulator.Options(), capture: LogRecorder = LogRecorder(),
                stream: PhoneStreamSettings = quick) throws -> (PhyphoxEmulator, LiveDevice) {
         let emulator = PhyphoxEmulator(source: .synthetic(), options: options)
         let port = try emulator.listen()
@@ -70,7 +71,7 @@ import Testing
 
     /// The user switches to "Acceleration without g": the same buffer names now hold linear acceleration.
     @Test func sessionChangeResetsAndReadsConfigAgain() throws {
-        let capture = LogCapture()
+        let capture = LogRecorder()
         let (emulator, device) = try start(capture: capture)
         defer { device.close(); emulator.stop() }
         let collector = Collector()
@@ -79,7 +80,7 @@ import Testing
         #expect(eventually { collector.allEvents.contains(.sensorLost(.accelerometer, reason: "")) || !device.has(.accelerometer) })
         #expect(eventually { device.referenceData().userAcceleration.count > 20 })
         #expect(!device.has(.accelerometer) && !device.has(.gyroscope))
-        #expect(capture.messages.contains { $0.contains("new session") })
+        #expect(capture.lines.contains { $0.contains("new session") })
         emulator.switchExperiment(to: .accelerationWithG)
         #expect(eventually { device.has(.accelerometer) })
         // The event reaches the app on the delivery thread after the device's state has changed.
@@ -120,7 +121,7 @@ import Testing
 
     /// Hostile replies are skipped with a logged error; the next poll asks again, so nothing is lost.
     @Test func malformedRepliesSkippedWithAMessage() throws {
-        let capture = LogCapture()
+        let capture = LogRecorder()
         let (emulator, device) = try start(capture: capture)
         defer { device.close(); emulator.stop() }
         let collector = Collector()
@@ -128,7 +129,7 @@ import Testing
         emulator.sendMalformedReplies(6)
         #expect(eventually { device.currentStatistics.malformed >= 6 })
         Thread.sleep(forTimeInterval: 0.5)
-        #expect(capture.messages.filter { $0.hasPrefix("error") && $0.contains("malformed /get reply") }.count >= 6)
+        #expect(capture.lines.filter { $0.hasPrefix("error") && $0.contains("malformed /get reply") }.count >= 6)
         let values = collector.of(.accelerometer).compactMap(\.vector)
         #expect(values.count > 30)
         #expect(contiguous(values.map { index($0.x) }).ok, "\(contiguous(values.map { index($0.x) }).firstBreak ?? "")")
@@ -152,7 +153,7 @@ import Testing
 }
 
 @Suite(.serialized) struct SensorServerLiveTests {
-    func start(missing: Set<SensorServerSensor> = [], capture: LogCapture = LogCapture()) throws -> (SensorServerEmulator, LiveDevice) {
+    func start(missing: Set<SensorServerSensor> = [], capture: LogRecorder = LogRecorder()) throws -> (SensorServerEmulator, LiveDevice) {
         let emulator = SensorServerEmulator(source: .synthetic(), missing: missing)
         let port = try emulator.listen()
         let device = try SensorServerDevice.connect(SensorServerSettings(host: "127.0.0.1", port: port, stream: quick), logger: capture.logger)
@@ -183,12 +184,12 @@ import Testing
 
     /// 4001 "sensor of type android.sensor.pressure not found": the rest stream, the barometer is unavailable.
     @Test func missingSensorIsUnavailable() throws {
-        let capture = LogCapture()
+        let capture = LogRecorder()
         let (emulator, device) = try start(missing: [.pressure], capture: capture)
         defer { device.close(); emulator.stop() }
         #expect(Set(device.sensors.keys) == [.accelerometer, .gyroscope, .magnetometer])
         #expect(emulator.connectionCount >= 2)
-        #expect(capture.messages.contains { $0.contains("has no android.sensor.pressure") })
+        #expect(capture.lines.contains { $0.contains("has no android.sensor.pressure") })
     }
 
     /// Only one sensor left: `/sensor/connect?type=…`, whose messages carry no type.
@@ -215,7 +216,7 @@ import Testing
 
     /// The app stops its server (4004): the device reconnects and the data go on.
     @Test func reconnectsAfterServerStopped() throws {
-        let capture = LogCapture()
+        let capture = LogRecorder()
         let (emulator, device) = try start(capture: capture)
         defer { device.close(); emulator.stop() }
         let collector = Collector()
@@ -224,17 +225,17 @@ import Testing
         #expect(eventually { device.currentStatistics.connections >= 2 })
         let before = collector.of(.accelerometer).count
         #expect(eventually { collector.of(.accelerometer).count > before + 50 })
-        #expect(capture.messages.contains { $0.contains("closed with 4004 (server stopped)") })
+        #expect(capture.lines.contains { $0.contains("closed with 4004 (server stopped)") })
     }
 
     @Test func malformedMessagesSkippedWithAMessage() throws {
-        let capture = LogCapture()
+        let capture = LogRecorder()
         let (emulator, device) = try start(capture: capture)
         defer { device.close(); emulator.stop() }
         emulator.sendMalformedMessages(6)
         #expect(eventually { device.currentStatistics.malformed >= 2 && device.currentStatistics.refusedReadings >= 2 })
         Thread.sleep(forTimeInterval: 0.3)
-        let errors = capture.messages.filter { $0.hasPrefix("error") }
+        let errors = capture.lines.filter { $0.hasPrefix("error") }
         #expect(errors.contains { $0.contains("malformed SensorServer message") })
         #expect(errors.contains { $0.contains("3 needed") })
         #expect(errors.contains { $0.contains("android.sensor.light") })

@@ -2,77 +2,12 @@ import Foundation
 import Logging
 import MotionNetwork
 import MotionSamples
+import TestSupport
 
-/// Collects what a device logs, so that a test can check that a skipped reply was reported.
-final class LogCapture: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
-
-    var messages: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return lines
-    }
-
-    func append(_ line: String) {
-        lock.lock()
-        lines.append(line)
-        lock.unlock()
-    }
-
-    var logger: Logger {
-        Logger(label: "test") { _ in CapturingHandler(capture: self) }
-    }
-}
-
-struct CapturingHandler: LogHandler {
-    let capture: LogCapture
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        capture.append("\(event.level): \(event.message)")
-    }
-}
-
-/// Collects a device's samples and events.
-final class Collector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var samples: [SensorSample] = []
-    private var events: [DeviceEvent] = []
-
-    var all: [SensorSample] {
-        lock.lock()
-        defer { lock.unlock() }
-        return samples
-    }
-
-    var allEvents: [DeviceEvent] {
-        lock.lock()
-        defer { lock.unlock() }
-        return events
-    }
-
-    func of(_ kind: SensorKind) -> [SensorSample] { all.filter { $0.sensor == kind } }
-
+extension Collector {
+    /// Runs every sensor of `sensors` on `device` at 100 Hz into this collector.
     func run(_ device: any MotionDevice, _ sensors: [SensorKind] = SensorKind.allCases) {
-        device.run(
-            Dictionary(uniqueKeysWithValues: sensors.map { ($0, 100.0) }),
-            sink: { [self] s in
-                lock.lock()
-                samples.append(s)
-                lock.unlock()
-            },
-            events: { [self] e in
-                lock.lock()
-                events.append(e)
-                lock.unlock()
-            })
+        device.run(Dictionary(uniqueKeysWithValues: sensors.map { ($0, 100.0) }), sink: sink, events: eventSink)
     }
 }
 

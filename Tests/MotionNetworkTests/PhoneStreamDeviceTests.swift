@@ -2,6 +2,7 @@ import Foundation
 import Logging
 @testable import MotionNetwork
 import MotionSamples
+import TestSupport
 import Testing
 
 /// The device every phone source feeds, driven directly: what a sensor started now is given.

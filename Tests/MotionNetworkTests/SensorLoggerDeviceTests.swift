@@ -2,6 +2,7 @@ import Foundation
 import MotionNetwork
 import MotionRecordings
 import MotionSamples
+import TestSupport
 import Testing
 
 /// Collects what a device delivers.

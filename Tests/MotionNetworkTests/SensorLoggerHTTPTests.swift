@@ -4,6 +4,7 @@ import MotionNetwork
 import MotionRecordings
 import MotionSamples
 import MotionService
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -4,6 +4,7 @@ import MotionDevices
 import MotionNetwork
 import MotionSamples
 import MotionService
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -102,7 +103,7 @@ struct SensorLoggerHostileTests {
 
     /// Beyond the cap a connection is closed at once, counted, and logged once (at most once a minute).
     @Test func connectionsBeyondTheCapAreClosedAtOnce() throws {
-        let log = LogCapture()
+        let log = LogRecorder()
         let limits = SensorLoggerLimits(maximumConnections: 4)
         let server = SensorLoggerServer(configuration: SensorLoggerConfiguration(port: 0, token: "s3cret"), limits: limits, logger: log.logger)
         let port = try server.start()
@@ -117,7 +118,7 @@ struct SensorLoggerHostileTests {
             #expect(RawSocket.closes(extra, within: 10))
         }
         #expect(server.statistics.refusedConnections == 3)
-        #expect(log.messages.filter { $0.contains("over the limit of 4") }.count == 1)
+        #expect(log.lines.filter { $0.contains("over the limit of 4") }.count == 1)
         // The held ones still work, and once they close a new connection gets in.
         for fd in held { close(fd) }
         held = []
@@ -326,7 +327,7 @@ struct SensorLoggerHostileTests {
 
     /// Finding: deviceIds and other peer strings reached the logs raw (forged lines, terminal escapes).
     @Test func peerStringsAreEscapedInLogs() throws {
-        let log = LogCapture()
+        let log = LogRecorder()
         let server = SensorLoggerServer(configuration: SensorLoggerConfiguration(port: 0, platform: .ios), logger: log.logger)
         let port = try server.start()
         defer { server.stop() }
@@ -335,7 +336,7 @@ struct SensorLoggerHostileTests {
         #expect(try RawHTTP.post(port: port, body: timelyMessage(phone, 0)).status == 200)
         // A header with a right-to-left override (control bytes are refused by the HTTP parser already).
         #expect(try RawHTTP.post(port: port, body: timelyMessage(phone, 0), origin: "http://evil\u{202E}lmth.example", host: "127.0.0.1").status == 403)
-        let lines = log.messages
+        let lines = log.lines
         #expect(lines.contains { $0.contains("evil\\u{A}critical: forged line \\u{1B}[2J\\u{202E}") })
         #expect(lines.contains { $0.contains("evil\\u{202E}lmth") })
         for line in lines {

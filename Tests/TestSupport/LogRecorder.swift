@@ -17,6 +17,9 @@ public final class LogRecorder: @unchecked Sendable {
         return entries
     }
 
+    /// The messages so far as `level: message` lines, in order.
+    public var lines: [String] { messages.map { "\($0.level): \($0.message)" } }
+
     /// Records a message.
     public func append(_ level: Logger.Level, _ message: String) {
         lock.lock()

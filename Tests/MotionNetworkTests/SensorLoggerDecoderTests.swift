@@ -41,6 +41,38 @@ struct SensorLoggerDecoderTests {
         #expect(m.number(.x, in: m.readings[4]) == 3)
     }
 
+    /// The one-pass number reader gives the bits the parser gives the same text, for every shape of number:
+    /// zeros and their signs, leading zeros in a fraction, 19 and 20+ significant digits, exponents, the
+    /// extremes, and 2,000 random decimals.
+    @Test func numbersAreReadAsTheParserReadsThem() throws {
+        var texts = [
+            "0", "-0", "0.0", "-0.0", "0.000", "1", "-1", "0.1", "0.3", "0.000123", "-0.0000000001234",
+            "9007199254740993", "1234567890123456789", "12345678901234567890", "0.12345678901234567891",
+            "123456789012345678901234567890.5", "1.7976931348623157e308", "2.2250738585072014e-308",
+            "5e-324", "1e400", "-1e400", "1e-400", "4.9406564584124654e-324", "0.1e1", "1E+2", "1e-2",
+            "9.999999999999999999999", "0.30000000000000004", "100000000000000000000000",
+        ]
+        var state: UInt64 = 0x2026_1129
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        for _ in 0..<2_000 {
+            let integer = next() % 4 == 0 ? "0" : String(next() % 100_000)
+            let fraction = String(next()).prefix(Int(next() % 22))
+            let sign = next() % 2 == 0 ? "-" : ""
+            texts.append(fraction.isEmpty ? sign + integer : "\(sign)\(integer).\(fraction)")
+        }
+        for text in texts {
+            let m = try decode(#"{"payload": [{"name": "gyroscope", "time": 1, "values": {"x": "# + text + "}}]}")
+            let expected = try #require(Array(text.utf8).withUnsafeBufferPointer { DecimalParser.parseDouble($0.baseAddress!, 0, $0.count) })
+            #expect(m.numbers.first?.bitPattern == expected.bitPattern, "\(text)")
+        }
+    }
+
     @Test func testPushAndEmptyForms() throws {
         let m = try decode(#"{"messageId":0,"sessionId":"s","deviceId":"d","payload":[{"name":"test","time":0,"values":[]}]}"#)
         #expect(m.readings.count == 1)

@@ -227,8 +227,7 @@ extension JSONReader where Failure == SensorLoggerDecodingError {
         case 0x6E:
             try literal("null")
         case 0x2D, 0x30...0x39:
-            let (s, e, _) = try numberToken()
-            guard let v = DecimalParser.parseDouble(p, s, e) else { throw fail(.syntax, "bad number") }
+            let v = try doubleToken()
             message.fields.append(field)
             message.numbers.append(v)
         default:
@@ -239,7 +238,11 @@ extension JSONReader where Failure == SensorLoggerDecodingError {
     /// The reading's name (the next byte is `"`), normalised: a known sensor or `.other`.
     mutating func sensorName() throws(Failure) -> SensorLoggerSensor {
         let (start, end, escaped) = try stringToken()
-        guard escaped else { return try normalisedSensor(UnsafeBufferPointer(start: p + start, count: end - start)) }
+        guard escaped else {
+            // Sensor Logger writes its motion sensors' names already normalised: those need no copy.
+            if let motion = SensorLoggerNames.motionSensor(p + start, end - start) { return motion }
+            return try normalisedSensor(UnsafeBufferPointer(start: p + start, count: end - start))
+        }
         let text = try limitedString(start, end, true, limit: 1024)
         return try Array(text.utf8).withUnsafeBufferPointer { (name) throws(Failure) in try normalisedSensor(name) }
     }
@@ -338,8 +341,15 @@ enum SensorLoggerNames {
     @inline(__always)
     static func sensor(_ bytes: UnsafeBufferPointer<UInt8>) -> SensorLoggerSensor? {
         guard let b = bytes.baseAddress else { return nil }
-        // The three raw sensors and their calibrated twins first, without hashing.
-        switch bytes.count {
+        if let motion = motionSensor(b, bytes.count) { return motion }
+        return sensorTable[Array(bytes)]
+    }
+
+    /// The three raw sensors and their uncalibrated twins, by their normalised names, without hashing or
+    /// allocating; `nil` for any other name.
+    @inline(__always)
+    static func motionSensor(_ b: UnsafePointer<UInt8>, _ count: Int) -> SensorLoggerSensor? {
+        switch count {
         case 13:
             if memcmp(b, "accelerometer", 13) == 0 { return .accelerometer }
         case 9:
@@ -354,7 +364,7 @@ enum SensorLoggerNames {
             if memcmp(b, "magnetometeruncalibrated", 24) == 0 { return .magnetometerUncalibrated }
         default: break
         }
-        return sensorTable[Array(bytes)]
+        return nil
     }
 
     /// Fields by key length, for matching without making a String.

@@ -1,4 +1,5 @@
 import Foundation
+import MotionRecordings
 
 /// What a ``JSONReader`` throws: each decoder has its own error type and says how a syntax error and
 /// too deep a nesting look in it.
@@ -259,6 +260,66 @@ struct JSONReader<Failure: JSONReadFailure> {
             guard digits() > 0 else { throw fail("a digit in the exponent") }
         }
         return (start, i, integer)
+    }
+
+    /// A number, its grammar checked as ``numberToken()`` checks it, and its value, correctly rounded (the
+    /// value ``DecimalParser`` gives its text). Numbers without an exponent and with at most 19 significant
+    /// digits, a sensor's usual, are read in one pass; others are handed to the parser whole.
+    @inline(__always)
+    mutating func doubleToken() throws(Failure) -> Double {
+        let start = i
+        var negative = false
+        if i < n && p[i] == 0x2D { negative = true; i += 1 }
+        let intStart = i
+        var significand: UInt64 = 0
+        var kept = 0  // significant digits in `significand`
+        var exponent = 0
+        var dropped = false  // a non-zero digit beyond the 19th
+        while i < n {
+            let d = p[i] &- 0x30
+            if d > 9 { break }
+            if kept < 19 {
+                if significand != 0 || d != 0 {
+                    significand = significand &* 10 &+ UInt64(d)
+                    kept += 1
+                }
+            } else {
+                exponent += 1
+                if d != 0 { dropped = true }
+            }
+            i += 1
+        }
+        let intDigits = i - intStart
+        guard intDigits > 0 else { throw fail(i == start ? "a value" : "a digit") }
+        if intDigits > 1 && p[intStart] == 0x30 { throw fail("no leading zero", at: intStart + 1) }
+        if i < n && p[i] == 0x2E {
+            i += 1
+            let fractionStart = i
+            while i < n {
+                let d = p[i] &- 0x30
+                if d > 9 { break }
+                if kept < 19 {
+                    if significand != 0 || d != 0 {
+                        significand = significand &* 10 &+ UInt64(d)
+                        kept += 1
+                    }
+                    exponent -= 1
+                } else if d != 0 {
+                    dropped = true
+                }
+                i += 1
+            }
+            guard i > fractionStart else { throw fail("a digit after '.'") }
+        }
+        if i < n && (p[i] | 0x20) == 0x65 {
+            i += 1
+            if i < n && (p[i] == 0x2B || p[i] == 0x2D) { i += 1 }
+            guard digits() > 0 else { throw fail("a digit in the exponent") }
+        } else if !dropped, let value = DecimalParser.value(significand: significand, decimalExponent: exponent) {
+            return negative ? -value : value
+        }
+        guard let value = DecimalParser.parseDouble(p, start, i) else { throw fail("a number", at: start) }
+        return value
     }
 
     @inline(__always)

@@ -324,6 +324,13 @@ public enum DecimalParser {
         return slowPath(p, textStart, e)
     }
 
+    /// `significand · 10^decimalExponent`, correctly rounded, when the fast path can decide it; `nil` when
+    /// only the text can (then parse the text). For scanners that
+    /// gather the significand (at most 19 digits, none dropped) while they check a number's grammar.
+    public static func value(significand: UInt64, decimalExponent: Int) -> Double? {
+        significand == 0 ? 0 : fastPath(significand, decimalExponent)
+    }
+
     /// `w · 10^q` when it can be computed exactly; `nil` when the slow path must decide.
     @inline(__always)
     static func fastPath(_ w: UInt64, _ q: Int) -> Double? {

@@ -8,7 +8,7 @@ struct CoreMotionCommand: AsyncParsableCommand {
         commandName: "coremotion",
         abstract: "Core Motion on Linux: play, inspect, fuse and evaluate motion recordings.",
         discussion: """
-            Devices are chosen with COREMOTION_DEVICE (none, auto, replay:PATH[?speed=N&loop=true], sim:SCENE, iio[:ROOT], service[:PATH]).
+            Devices are chosen with COREMOTION_DEVICE (none, auto, replay:PATH[?speed=N&loop=true], sim:SCENE, iio[:ROOT], service[:PATH], sensorlogger:HOST:PORT, phyphox:http://HOST:PORT, sensorserver:ws://HOST:PORT).
             Every command that prints results also takes --json.
             """,
         version: CoreMotionVersion.string,

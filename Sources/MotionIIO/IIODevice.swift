@@ -24,8 +24,8 @@ import Logging
 /// ``DeviceEvent/sensorReturned(_:)`` and start capturing when the last `run` asked for them. A kind
 /// already bound keeps its device. ``watching(root:options:)`` makes a device that may start with no
 /// sensor at all.
-public final class IIODevice: MotionDevice, IIOCaptureOwner, @unchecked Sendable {
-    // @unchecked: NSLock-guarded state, not Mutex: the thread sanitizer CI runs cannot see Mutex's contended (futex) path.
+public final class IIODevice: MotionDevice, IIOCaptureOwner, @unchecked Sendable {  // @unchecked: every stored var is guarded by `lock`; the rest are `let`s (`root`, `options`, `watchQueue`)
+    // NSLock, not Mutex: the thread sanitizer CI runs cannot see Mutex's contended (futex) path.
     /// How samples are captured.
     public enum CaptureMode: String, Sendable, Hashable, CaseIterable {
         /// Buffered when the driver offers it for every channel (and the buffer can be set up), polled otherwise.

@@ -118,13 +118,13 @@ open class CMAltimeter: NSObject {
 }
 
 /// Altitude data for the app's handler.
-enum AltimeterUpdate: @unchecked Sendable {
+enum AltimeterUpdate: @unchecked Sendable {  // @unchecked: payloads are CM*AltitudeData, all-`let` NSObjects made once and handed to the app's queue
     case relative(CMAltitudeData)
     case absolute(CMAbsoluteAltitudeData)
 }
 
 /// The last delivered value, to deliver absolute altitude only when it changes.
-final class LastValue: @unchecked Sendable {
+final class LastValue: @unchecked Sendable {  // @unchecked: its one var `value` is read and written only under `lock`
     private let lock = NSLock()
     private var value: Double?
 

@@ -150,7 +150,7 @@ open class CMBatchedSensorManager: NSObject {
 
 /// The state of a ``CMBatchedSensorManager``: its two streams and their latest batches, guarded by a lock.
 /// The streams' delivery captures this object, never the manager.
-final class BatchedSensorState: @unchecked Sendable {
+final class BatchedSensorState: @unchecked Sendable {  // @unchecked: its streams and latest batches are read and written only under `lock`
     private let lock = NSLock()
     private var accelerometerStream: BatchStream<CMAccelerometerData>?
     private var deviceMotionStream: BatchStream<CMDeviceMotion>?
@@ -236,7 +236,7 @@ final class BatchedSensorState: @unchecked Sendable {
 }
 
 /// Collects samples into one-second batches and hands each batch to `emit` on a serial queue.
-final class BatchStream<Item: CMLogItem>: @unchecked Sendable {
+final class BatchStream<Item: CMLogItem>: @unchecked Sendable {  // @unchecked: `pending`, `subscription`, `deviceMotion` are guarded by `lock`; `delivery` is a `let`
     private let provider: any MotionProvider
     private let lock = NSLock()
     private var pending: [Item] = []

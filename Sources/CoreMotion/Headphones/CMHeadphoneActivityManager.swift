@@ -146,7 +146,7 @@ open class CMHeadphoneActivityManager: NSObject {
 }
 
 /// The connection as last reported: each change once, the first only when connected.
-final class ReportedStatus: @unchecked Sendable {
+final class ReportedStatus: @unchecked Sendable {  // @unchecked: its one var `connected` is read and written only under `lock`
     private let lock = NSLock()
     private var connected = false
 

@@ -124,7 +124,7 @@ final class WeakManager {
 }
 
 /// What reaches the app's queue: a connection change or a sample.
-enum HeadphoneUpdate: @unchecked Sendable {
+enum HeadphoneUpdate: @unchecked Sendable {  // @unchecked: payloads are an NSError or a CMDeviceMotion (all `let`; CMAttitude locks its value), handed off once
     case connected
     case disconnected
     case motion(CMDeviceMotion)
@@ -133,7 +133,7 @@ enum HeadphoneUpdate: @unchecked Sendable {
 
 /// The state of one ``CMHeadphoneMotionManager``: its streams, deliveries and connection as the app has heard
 /// it. `Sendable` on its own, so that the manager itself never crosses threads.
-final class HeadphoneSession: @unchecked Sendable {
+final class HeadphoneSession: @unchecked Sendable {  // @unchecked: every var is guarded by `lock`, except `owner`, set once in the manager's init before any stream
     private let provider: any MotionProvider
     private let lock = NSLock()
     /// The manager that owns this session (set once, right after init).

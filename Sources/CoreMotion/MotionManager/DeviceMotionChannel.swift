@@ -3,7 +3,7 @@ import MotionClient
 
 /// The device-motion stream of a ``CMMotionManager``: the frame, the interval, the pull value and the
 /// delivery to the app's queue.
-final class DeviceMotionChannel: @unchecked Sendable {
+final class DeviceMotionChannel: @unchecked Sendable {  // @unchecked: every stored var is guarded by `lock`; `provider` is a `let`
     private let provider: any MotionProvider
     private let lock = NSLock()
     private var requestedInterval: TimeInterval = CMMotionManager.defaultUpdateInterval
@@ -165,7 +165,7 @@ final class DeviceMotionChannel: @unchecked Sendable {
 }
 
 /// A device-motion sample or an error for the app's handler.
-enum CMDeviceMotionUpdate: @unchecked Sendable {
+enum CMDeviceMotionUpdate: @unchecked Sendable {  // @unchecked: payloads are an NSError or a CMDeviceMotion (all `let`; CMAttitude locks its value), handed off once
     case motion(CMDeviceMotion)
     case error(NSError)
 }

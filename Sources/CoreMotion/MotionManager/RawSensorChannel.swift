@@ -3,7 +3,7 @@ import MotionClient
 
 /// One raw sensor stream of a ``CMMotionManager``: its interval, its pull value and, in push mode,
 /// its delivery to the app's queue.
-final class RawSensorChannel<Item: CMLogItem>: @unchecked Sendable {
+final class RawSensorChannel<Item: CMLogItem>: @unchecked Sendable {  // @unchecked: every var (and the inbox's delivery) is guarded by `inbox.lock`
     let sensor: SensorKind
     /// What the service's device thread writes into: captured strongly by the subscription (a weak
     /// capture of the channel would put every retain and release of it on the runtime's slow path,
@@ -98,7 +98,7 @@ final class RawSensorChannel<Item: CMLogItem>: @unchecked Sendable {
     }
 
     /// The latest sample and the push delivery, guarded by `lock` (which the channel shares).
-    final class Inbox: @unchecked Sendable {
+    final class Inbox: @unchecked Sendable {  // @unchecked: its vars are guarded by `lock`; `latestLocked()` is only called with it held
         let lock = NSLock()
         let convert: @Sendable (SensorSample) -> Item?
         /// The latest sample as it came from the service; converted to an `Item` on first read (a

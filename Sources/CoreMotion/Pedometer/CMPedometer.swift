@@ -162,7 +162,7 @@ open class CMPedometer: NSObject {
 }
 
 /// Pedometer data or an event for the app's handler.
-enum PedometerUpdate: @unchecked Sendable {
+enum PedometerUpdate: @unchecked Sendable {  // @unchecked: payloads are CMPedometerData/Event, all-`let` NSObjects made once and handed to the app's queue
     case data(CMPedometerData)
     case event(CMPedometerEvent)
 }

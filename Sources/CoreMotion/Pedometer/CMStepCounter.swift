@@ -53,7 +53,7 @@ open class CMStepCounter: NSObject {
 
 /// The step count last reported by a ``CMStepCounter``, shared between the app's thread and the pedometer's
 /// queue.
-final class StepCountProgress: @unchecked Sendable {
+final class StepCountProgress: @unchecked Sendable {  // @unchecked: its one var `lastReported` is read and written only under `lock`
     private let lock = NSLock()
     private var lastReported = 0
 

@@ -21,7 +21,7 @@ public typealias CMMagnetometerHandler = (CMMagnetometerData?, (any Error)?) -> 
 /// https://developer.apple.com/documentation/coremotion/cmlogitem lists no `Sendable` conformance). The
 /// sample objects the library makes are immutable (every stored property a `let`), and the thread that
 /// makes one never touches it again after handing it over: that is what makes this box sound.
-struct UncheckedBox<Value>: @unchecked Sendable {
+struct UncheckedBox<Value>: @unchecked Sendable {  // @unchecked: boxes an app handler run only on its queue, or an immutable sample handed off once
     let value: Value
     init(_ value: Value) { self.value = value }
 }

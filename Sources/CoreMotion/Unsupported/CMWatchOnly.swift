@@ -134,7 +134,7 @@ public enum CMOdometerOriginDevice: Int, Sendable, Hashable, BitwiseCopyable {
 
 /// GPS-fused distance and speed from a workout. No public API produces it (HealthKit workouts do, on
 /// Apple's platforms); it exists as a data type. Values of a default instance are zero / invalid.
-open class CMOdometerData: NSObject, @unchecked Sendable {
+open class CMOdometerData: NSObject, @unchecked Sendable {  // @unchecked: no stored properties: every accessor returns a constant
     /// Data with zero distance and speed and negative (invalid) accuracies, dated 2001-01-01.
     public override init() { super.init() }
     /// Start of the interval.

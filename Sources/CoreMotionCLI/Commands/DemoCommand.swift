@@ -113,7 +113,7 @@ struct DemoCommand: ParsableCommand {
 }
 
 /// What the demo's handlers saw.
-final class DemoTally: @unchecked Sendable {
+final class DemoTally: @unchecked Sendable {  // @unchecked: every var is read and written only under `lock`
     private let lock = NSLock()
     private var counts = [0, 0, 0, 0]
     private var acceleration = CMAcceleration()

@@ -99,7 +99,7 @@ struct DevicesCommand: ParsableCommand {
 }
 
 /// Counts samples per sensor without keeping them.
-private final class SampleCounter: @unchecked Sendable {
+private final class SampleCounter: @unchecked Sendable {  // @unchecked: its vars are guarded by `lock`; `events` is read unlocked only after `stopAndWait()`
     private let lock = NSLock()
     private var counts: [SensorKind: Int] = [:]
     private var first: [SensorKind: Double] = [:]

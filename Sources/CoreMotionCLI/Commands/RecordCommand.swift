@@ -137,7 +137,7 @@ struct RecordCommand: ParsableCommand {
 }
 
 /// Counts what was recorded; thread-safe.
-final class RecordCounter: @unchecked Sendable {
+final class RecordCounter: @unchecked Sendable {  // @unchecked: every var is read and written only under `lock`
     private let lock = NSLock()
     private var values: [String: Int] = [:]
     private var isStopped = false

@@ -12,7 +12,7 @@ import MotionLiveViewProtocol
 /// The handlers ask for twice the page's rate (the service decimates a faster device before any
 /// handler runs); the broadcaster thins every channel to what the page draws. The device must have been chosen (the environment variable set) before this
 /// is made.
-final class LiveDeviceFeed: LiveViewSource, @unchecked Sendable {
+final class LiveDeviceFeed: LiveViewSource, @unchecked Sendable {  // @unchecked: its vars are guarded by `lock`; the CM* managers are `let`s that lock their own state
     /// The update interval asked of the API: twice the rate the page is sent (the service thins a 1 kHz
     /// device before any handler runs; the broadcaster thins the rest), and never faster than 1 kHz.
     let interval: Double

@@ -10,7 +10,7 @@ import Foundation
 /// it shows (`always`: `demo`, `record`) always prints the final line; for the others (`simulate`,
 /// `steps`, `evaluate`) a job that ends before its first line prints nothing, so that a quick run in a
 /// script leaves its log clean.
-final class ProgressLine: @unchecked Sendable {
+final class ProgressLine: @unchecked Sendable {  // @unchecked: its vars are guarded by `lock`; the rest are `let`s of Sendable types
     /// Where the progress goes.
     struct Sink: Sendable {
         /// Whether it is a terminal (live line) or not (plain lines).

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A value guarded by a lock (an `NSLock`, a pthread mutex the thread sanitizer understands).
-final class Locked<Value>: @unchecked Sendable {
-    // @unchecked: NSLock guards `value`, not Mutex: the thread sanitizer CI runs cannot see Mutex's contended (futex) path.
+final class Locked<Value>: @unchecked Sendable {  // @unchecked: `value` is only reached through `withLock`, under `lock`
+    // NSLock, not Mutex: the thread sanitizer CI runs cannot see Mutex's contended (futex) path.
     private let lock = NSLock()
     private var value: Value
 

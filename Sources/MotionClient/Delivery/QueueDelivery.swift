@@ -24,7 +24,7 @@ import Logging
 /// detached", swiftlang/swift-corelibs-libdispatch#299), on Apple's platforms as on Linux, so
 /// `Thread.isMainThread` is false in such a handler there too. The compatibility clients
 /// `main-queue-run-loop` and `main-queue-dispatch-main` (compat/) check both.
-public final class QueueDelivery<Value: Sendable>: @unchecked Sendable {
+public final class QueueDelivery<Value: Sendable>: @unchecked Sendable {  // @unchecked: vars guarded by `state`; the non-Sendable `handler` runs only on `queue`, under `deliveryLock`
     /// Default bound on waiting values per stream.
     public static var defaultCapacity: Int { 65_536 }
 

@@ -8,8 +8,7 @@ import Glibc
 #endif
 
 /// The listening socket: bound to a path by the daemon, or handed over by systemd (socket activation).
-public final class DaemonServer: @unchecked Sendable {
-    // @unchecked: no lock; bind/adopt and close are called one after another by the daemon's start-up and shutdown, never concurrently.
+public final class DaemonServer: @unchecked Sendable {  // @unchecked: no lock: `DaemonService.run` calls bind/adopt, then close, in turn on one task, never concurrently
     private let core: DaemonCore
     private let group: any EventLoopGroup
     private var channel: (any Channel)?

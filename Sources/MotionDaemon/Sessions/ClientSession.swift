@@ -26,8 +26,7 @@ import Glibc
 /// (at most ``maximumQueuedRequests``; past that the client is disconnected as `overloaded`). Control
 /// messages (events, replies) not yet written are bounded by ``maximumPendingControl``; past that the client
 /// is disconnected as `tooSlow`.
-final class ClientSession: ChannelDuplexHandler, @unchecked Sendable {
-    // @unchecked: a NIO handler whose event-loop-only fields (its ChannelHandlerContext, inFlight, readHeldBack) sit beside lock-guarded ones.
+final class ClientSession: ChannelDuplexHandler, @unchecked Sendable {  // @unchecked: `inFlight`, `readHeldBack`, `handlerContext`, `admitted`, `hello*` on its event loop; rest under `lock`
     typealias InboundIn = ClientMessage
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer

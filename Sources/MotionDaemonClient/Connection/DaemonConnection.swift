@@ -540,8 +540,8 @@ private final class StreamEntry: Sendable {
 }
 
 /// A query waiting for its reply.
-private final class PendingRequest: @unchecked Sendable {
-    // @unchecked: waits on an NSCondition (Mutex has no condition variable); every field is guarded by it.
+private final class PendingRequest: @unchecked Sendable {  // @unchecked: `result` and `pages` are read and written only under `condition`
+    // An NSCondition, not Mutex: Mutex has no condition variable.
     private let condition = NSCondition()
     private var result: Result<Reply, MotionProviderError>?
     private var pages: [RecordedAccelerometerSample] = []
@@ -577,8 +577,7 @@ private final class PendingRequest: @unchecked Sendable {
 }
 
 /// The connection's end of the channel pipeline.
-private final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
-    // @unchecked: a NIO handler; handshakeDone is touched only on its channel's event loop.
+private final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {  // @unchecked: `handshakeDone` is touched only on its channel's event loop; `connection` is weak, the rest `let`
     typealias InboundIn = DaemonMessage
 
     private weak var connection: DaemonConnection?

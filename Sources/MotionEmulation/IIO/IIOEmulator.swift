@@ -21,8 +21,8 @@ import Musl
 /// kernel also hands over fewer scans to a non-blocking read; through a FIFO that cannot be emulated,
 /// so scans held when the buffer is disabled are dropped.)
 /// A device whose directory is gone (unplugged) is skipped until it is back.
-public final class IIOEmulator: @unchecked Sendable {
-    // @unchecked: its state is guarded by an NSLock plus an NSCondition (finishedCondition) waited on; Mutex has no condition variable.
+public final class IIOEmulator: @unchecked Sendable {  // @unchecked: `running`, `stats` under `lock`; `finished` under `finishedCondition`; `source` only on its thread
+    // An NSLock plus an NSCondition, not Mutex: Mutex has no condition variable.
     /// How the emulator behaves.
     public struct Options: Sendable {
         /// Rate used when a device has no rate attribute (or it reads 0), Hz.

@@ -23,8 +23,8 @@ import Musl
 /// `ROOT/triggerM` only when the layout has its ``IIOFakeDevice/interrupt``. A device without a buffer
 /// (bmp280) has none of these. Devices are numbered as the kernel numbers them (lowest free N), and
 /// ``makeUnreadable(_:_:)``, ``remove(_:)`` and ``unplug(_:)`` give the failures a real tree gives.
-public final class IIOFakeTree: @unchecked Sendable {
-    // @unchecked: NSLock-guarded state, not Mutex: the thread sanitizer CI runs cannot see Mutex's contended (futex) path.
+public final class IIOFakeTree: @unchecked Sendable {  // @unchecked: `devices`, `triggerDirectories`, `unplugged`, `makesBuffer0` are guarded by `lock`; `root` is a `let`
+    // NSLock, not Mutex: the thread sanitizer CI runs cannot see Mutex's contended (futex) path.
     /// What stands in for `/dev/iio:deviceN`.
     public enum NodeKind: String, Sendable, CaseIterable {
         /// A named pipe: a reader polls it as it polls the kernel's node.

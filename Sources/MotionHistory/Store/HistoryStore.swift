@@ -490,8 +490,7 @@ struct PendingRecords {
 /// In an idle `coremotiond` this is the only timer, so its cost is the daemon's floor: a repeating timer
 /// without leeway wakes the dispatch manager thread and one worker per tick (2 context switches); the
 /// `asyncAfter` chain it replaces cost 4 (re-arming each time, and a leeway that wakes the manager twice).
-final class FlushTick: @unchecked Sendable {
-    // @unchecked: holds a DispatchSourceTimer (not Sendable) whose resume/cancel must run under the lock with the flags.
+final class FlushTick: @unchecked Sendable {  // @unchecked: the flags and every call on the non-Sendable `timer` (resume, cancel) are under `lock`
     private let timer: any DispatchSourceTimer
     private let lock = NSLock()
     private var started = false

@@ -5,8 +5,7 @@ import Foundation
 /// Built on `NSLock` (a pthread mutex) rather than `Synchronization.Mutex`: the thread sanitizer
 /// understands pthread locking, whereas the standard library's futex-based `Mutex` is not instrumented
 /// and makes every guarded access look like a race in sanitized test runs.
-final class LockedState<Value>: @unchecked Sendable {
-    // @unchecked: NSLock guards `value` (see above: the thread sanitizer sees NSLock, not Mutex's futex path).
+final class LockedState<Value>: @unchecked Sendable {  // @unchecked: `value` is only reached through `withLock`, under `lock`
     private let lock = NSLock()
     private var value: Value
 

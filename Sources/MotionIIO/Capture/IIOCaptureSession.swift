@@ -52,8 +52,8 @@ struct IIODeviceIdentity: Sendable, Hashable {
 
 /// One capture thread for one IIO device: sets rates, captures buffered or polled, converts and
 /// delivers, and survives the device going away and coming back.
-package final class IIOCaptureSession: @unchecked Sendable {
-    // @unchecked: its state is guarded by an NSLock plus an NSCondition (finishedCondition) waited on; Mutex has no condition variable.
+package final class IIOCaptureSession: @unchecked Sendable {  // @unchecked: `stopping`, `stats` under `lock`; `finished` under `finishedCondition`; `device` etc. on its thread
+    // An NSLock plus an NSCondition, not Mutex: Mutex has no condition variable.
     /// Stable name of the device group (its directory at discovery).
     let group: String
     let kinds: [SensorKind]

@@ -14,8 +14,8 @@ import Musl
 ///
 /// The capture thread closes it when it finishes (``close()``): a session object may outlive its thread,
 /// and must not hold two descriptors for nothing.
-final class IIOWakePipe: @unchecked Sendable {
-    // @unchecked: NSLock keeps wake()'s write(2) and close()'s close(2) apart; not Mutex: the thread sanitizer CI runs cannot see Mutex's contended (futex) path.
+final class IIOWakePipe: @unchecked Sendable {  // @unchecked: `closed` is guarded by `lock`, which keeps `wake()`'s write(2) from `close()`; fds are `let`s
+    // NSLock, not Mutex: the thread sanitizer CI runs cannot see Mutex's contended (futex) path.
     /// The read end, to put in a `poll` set (`-1` when there is no pipe: `poll` ignores it). Only the
     /// capture thread uses it, and only before it calls ``close()``.
     let readDescriptor: Int32

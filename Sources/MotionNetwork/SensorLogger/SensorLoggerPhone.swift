@@ -39,7 +39,7 @@ public struct SensorLoggerReply: Sendable, Hashable {
 ///
 /// The source of each raw sensor is chosen by the first message that has one (the uncalibrated reading
 /// when present) and kept for the recording, so two sources never interleave.
-public final class SensorLoggerPhone: @unchecked Sendable {
+public final class SensorLoggerPhone: @unchecked Sendable {  // @unchecked: all ingest state (`clock`, `detector`, `summary`, seen ids, `sources`) is guarded by `lock`
     /// The phone's `deviceId`.
     public let deviceId: String
     /// Its live device (the ``MotionSamples/MotionDevice`` an app may use).

@@ -18,7 +18,7 @@ import MotionSamples
 /// port) always starts a receiver of its own, registered under the port it got (a later user naming that
 /// port shares it). Receivers live as long as the
 /// process (they are not stopped when a device closes; ``stopAll()`` ends them, for tests).
-public final class SensorLoggerReceivers: @unchecked Sendable {
+public final class SensorLoggerReceivers: @unchecked Sendable {  // @unchecked: its one var `servers` is read and written only under `lock`
     /// The process's registry.
     public static let shared = SensorLoggerReceivers()
 

@@ -17,7 +17,7 @@ import ServiceLifecycle
 /// `deviceId`. Connections, phones and reference data are bounded by ``SensorLoggerLimits``.
 ///
 /// ``receive(_:authorization:arrival:)`` is the whole behaviour without HTTP (tests, benchmarks, fuzzers).
-public final class SensorLoggerServer: @unchecked Sendable {
+public final class SensorLoggerServer: @unchecked Sendable {  // @unchecked: every stored var (phones, stats, task/group/executor, `boundPort`) is guarded by `lock`
     public let configuration: SensorLoggerConfiguration
     public let clock: any MotionClock
     /// The device of the phone this server follows (``SensorLoggerConfiguration/deviceId``, or the first to push).
@@ -438,7 +438,7 @@ public final class SensorLoggerServer: @unchecked Sendable {
 }
 
 /// The first outcome of starting the server.
-private final class StartOutcome: @unchecked Sendable {
+private final class StartOutcome: @unchecked Sendable {  // @unchecked: its one var `result` is read and written only under `condition`
     private let condition = NSCondition()
     private var result: Result<Int, SensorLoggerConfigurationError>?
 

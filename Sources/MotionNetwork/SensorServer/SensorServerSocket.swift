@@ -14,7 +14,7 @@ enum PhoneSocketEvent: Sendable {
 }
 
 /// The events of one connection, for a reading thread to take one by one.
-final class PhoneSocketInbox: @unchecked Sendable {
+final class PhoneSocketInbox: @unchecked Sendable {  // @unchecked: `queue` and `finished` are read and written only under `condition`
     private let condition = NSCondition()
     private var queue: [PhoneSocketEvent] = []
     private var finished = false

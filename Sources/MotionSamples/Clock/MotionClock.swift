@@ -40,7 +40,7 @@ public final class SystemClock: MotionClock {
 /// Observers (virtual-time devices) run synchronously inside `advance`, on the caller's thread, in
 /// the order they were added, so everything a device emits up to the new time has been handed on
 /// when `advance` returns.
-public final class VirtualClock: MotionClock, @unchecked Sendable {
+public final class VirtualClock: MotionClock, @unchecked Sendable {  // @unchecked: `current`, `observers`, `nextID` are guarded by `lock`; `advancing` serialises advances
     private let lock = NSLock()
     private var current: TimeInterval
     private let origin: TimeInterval

@@ -11,7 +11,7 @@ import Foundation
 /// The thread lives until ``shutdown()``: make one per long-lived server, not per request, and shut it
 /// down when the server stops. A job enqueued after the thread has ended still runs, on a thread of
 /// Dispatch's global queue, so a late continuation of a stopped server's task is never lost.
-public final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
+public final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {  // @unchecked: every var (`jobs`, `shuttingDown`, `ended`, `thread`) is guarded by `condition`
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var shuttingDown = false

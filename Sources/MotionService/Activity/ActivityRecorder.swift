@@ -14,7 +14,7 @@ final class ActivityClient: Sendable {
 ///
 /// When recording starts after an earlier run of this device ended, an `unknown` state is written at the
 /// end of that run, so that the gap reads as unknown rather than as the last state.
-final class ActivityRecorder: @unchecked Sendable {
+final class ActivityRecorder: @unchecked Sendable {  // @unchecked: every var is guarded by `lock`; `service` is weak and never reassigned
     private weak var service: MotionService?
     private var classifier: ActivityClassifier?
     private var tracker = ActivityTracker()

@@ -4,8 +4,7 @@ import MotionEngine
 /// A relative/absolute altitude stream for one client: its own altimeter engine fed by the barometer
 /// (and by the device's location fixes for absolute altitude from GNSS), so that each client's first
 /// update is its own zero.
-// @unchecked: the engine runs only under the service's lock; the attachments change before the first sample and at stop.
-final class AltimeterClient: @unchecked Sendable {
+final class AltimeterClient: @unchecked Sendable {  // @unchecked: `engine` fed only under the service's `lock`; attachments set before the stream returns and at cancel
     private var engine: AltimeterEngine
     private var subscription: SensorSubscription?
     private var locationSubscription: LocationSubscription?

@@ -2,8 +2,7 @@ import Foundation
 import MotionEngine
 
 /// One client of the fused device motion: its reference frame (with its own start yaw), its interval.
-// @unchecked: `frame`, `decimator` and `reportedMovementNeed` change only under the hub's lock.
-final class DeviceMotionSubscription: @unchecked Sendable {
+final class DeviceMotionSubscription: @unchecked Sendable {  // @unchecked: `frame`, `decimator`, `reportedMovementNeed` change only in `fuse`, under the service's `lock`
     weak var hub: DeviceMotionHub?
     let id: Int
     /// The clamped interval, seconds.
@@ -29,7 +28,7 @@ final class DeviceMotionSubscription: @unchecked Sendable {
 /// but never slower than ``fusionMinimumRate`` (the filter's accuracy was measured at 100 Hz and above) and
 /// never faster than the device offers: a 50 Hz app on a 1.6 kHz IMU makes the device sample at 100 Hz, not
 /// 1.6 kHz (on Linux IIO every polled sample is a system call).
-final class DeviceMotionHub: @unchecked Sendable {
+final class DeviceMotionHub: @unchecked Sendable {  // @unchecked: estimator state under the service's `lock` (or with no inputs); `clients`, `inputs` in `clientsLock`
     /// The slowest rate the fusion runs at, Hz.
     static let fusionMinimumRate = 100.0
     /// The interval the inputs are subscribed at now (`.infinity` while stopped); guarded by `configurationLock`.

@@ -50,7 +50,7 @@ public struct SensorCalibrationState: Codable, Sendable, Hashable {
 }
 
 /// Keeps a device's ``SensorCalibrationState`` between runs of the fusion (see there).
-final class SensorCalibrationMemory: @unchecked Sendable {
+final class SensorCalibrationMemory: @unchecked Sendable {  // @unchecked: `state` and `readFile` are guarded by `lock`; `file` is a `let`
     /// The file for real hardware, `nil` for replays, simulations and in-memory history.
     let file: URL?
     private let lock = NSLock()

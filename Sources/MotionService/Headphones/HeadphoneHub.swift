@@ -4,8 +4,7 @@ import MotionEngine
 
 /// A client of the service's headphones: connection status, device motion (with its own start anchor) or
 /// activity.
-// @unchecked: `anchor` changes only under the hub's lock; the receiver is immutable.
-final class HeadphoneSubscription: @unchecked Sendable {
+final class HeadphoneSubscription: @unchecked Sendable {  // @unchecked: `anchor` changes only in `HeadphoneHub.handle`, under the hub's `lock`; `receiver` is a `let`
     enum Receiver {
         case connection(@Sendable (HeadphoneConnectionState) -> Void)
         case motion(@Sendable (HeadphoneMotionSample) -> Void)
@@ -32,7 +31,7 @@ final class HeadphoneSubscription: @unchecked Sendable {
 /// stops, across disconnections (a frame kept while updates run); body-frame vectors are untouched. For a
 /// recording that starts with `q.z = 0` and a client that starts with it, the anchor is the identity and
 /// the attitudes are delivered as recorded.
-final class HeadphoneHub: @unchecked Sendable {
+final class HeadphoneHub: @unchecked Sendable {  // @unchecked: every var is guarded by `lock`; `configurationLock` serialises starting and stopping the device
     let device: any HeadphoneDevice
     private let logger: Logger
     /// Guards the clients and the state; events arrive under it.

@@ -2,7 +2,7 @@ import Foundation
 import MotionHistory
 
 /// The service's lazily made background recorders.
-final class Recorders: @unchecked Sendable {
+final class Recorders: @unchecked Sendable {  // @unchecked: every var is read and written only under `lock`
     let lock = NSLock()
     var accelerometer: AccelerometerRecorder?
     var deviceMotion: DeviceMotionHub?
@@ -14,7 +14,7 @@ final class Recorders: @unchecked Sendable {
 /// Records the accelerometer at 50 Hz into the history while a recording request is in force (the
 /// engine behind `CMSensorRecorder`). Recording happens while this process runs: requests are kept in
 /// the history, so a later process using the same device resumes a request that has not ended.
-final class AccelerometerRecorder: @unchecked Sendable {
+final class AccelerometerRecorder: @unchecked Sendable {  // @unchecked: `subscription`, `end`, `pending` are guarded by `lock`; `service` is weak and never reassigned
     /// Apple's recording rate, Hz.
     static let rate = 50.0
 

@@ -3,8 +3,7 @@ import MotionEngine
 import MotionHistory
 
 /// A live pedometer session: cumulative totals from its start date, reported to `receive`.
-// @unchecked: the running totals change only under the recorder's lock.
-final class PedometerSession: @unchecked Sendable {
+final class PedometerSession: @unchecked Sendable {  // @unchecked: `totals`, `lastStepTime`, `changed`, `lastReport` change only under `PedometerRecorder.lock`
     let start: Date
     var totals: PedometerTotals
     var lastStepTime: Double?
@@ -30,7 +29,7 @@ final class PedometerEventClient: Sendable {
 /// the history, and feeds the live sessions and event clients.
 ///
 /// Live sessions report at most once a second of device time, when something changed, and at a pause.
-final class PedometerRecorder: @unchecked Sendable {
+final class PedometerRecorder: @unchecked Sendable {  // @unchecked: `engine` is used under the service's delivery `lock`; other vars under `lock`; `service` is weak
     /// The accelerometer rate the pedometer asks for, Hz (the detector resamples to 50 Hz).
     static let accelerometerRate = 100.0
     /// The gyroscope rate the pedometer asks for when the device has one, Hz: the detector uses the

@@ -13,8 +13,7 @@ import NIOConcurrencyHelpers
 /// conformance (``MotionService/subscribe(to:interval:receive:)`` and the other `subscribe…` methods) hands
 /// out ``MotionClient/CancellableStream``s; the engines of the service itself use the richer
 /// ``subscribe(to:interval:maximumLatency:everySample:receive:)``.
-// @unchecked: every mutable field is guarded by one of the locks named beside it.
-public final class MotionService: @unchecked Sendable {
+public final class MotionService: @unchecked Sendable {  // @unchecked: `nextID`, `lostSensors`, `reachedEnd`, `deviceStopped`, the tables under `lock`; `historyState` under `historyLock`
     /// The device all samples come from.
     public let device: any MotionDevice
     /// Whether the device is this machine's hardware, whose sensor calibration is kept across processes.
@@ -381,8 +380,7 @@ public final class MotionService: @unchecked Sendable {
 }
 
 /// A subscription to one sensor's samples (the service's engines; apps get a ``MotionClient/CancellableStream``).
-// @unchecked: `decimator` is mutated only under the service's lock; the rest is immutable.
-public final class SensorSubscription: @unchecked Sendable {
+public final class SensorSubscription: @unchecked Sendable {  // @unchecked: `decimator` changes only under the service's `lock`; the rest are `let`s of Sendable types
     public let id: Int
     public let sensor: SensorKind
     /// The clamped interval, seconds.
@@ -418,7 +416,7 @@ extension SensorKind {
 }
 
 /// A subscription to the device's location fixes.
-public final class LocationSubscription: @unchecked Sendable {
+public final class LocationSubscription: @unchecked Sendable {  // @unchecked: only `let`s of Sendable types (`id`, a `@Sendable` closure)
     public let id: Int
     let receive: @Sendable (TimedLocation) -> Void
 
@@ -429,12 +427,12 @@ public final class LocationSubscription: @unchecked Sendable {
 }
 
 /// The service's location subscribers and the last fix delivered, guarded by the service's lock.
-final class LocationSubscriberTable: @unchecked Sendable {
+final class LocationSubscriberTable: @unchecked Sendable {  // @unchecked: `subscribers` and `lastFix` are touched only under `MotionService.lock`
     var subscribers: [LocationSubscription] = []
     var lastFix: TimedLocation?
 }
 
 /// The service's subscriber lists per sensor (indexed by `SensorKind.index`), guarded by the service's lock.
-final class SubscriberTable: @unchecked Sendable {
+final class SubscriberTable: @unchecked Sendable {  // @unchecked: `lists` is touched only under `MotionService.lock`
     var lists: [[SensorSubscription]] = Array(repeating: [], count: SensorKind.allCases.count)
 }

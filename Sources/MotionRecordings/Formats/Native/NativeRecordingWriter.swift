@@ -15,8 +15,7 @@ import Foundation
 /// the bad-input policy per sensor. The writer buffers about 64 KiB; ``flush()`` pushes the buffer
 /// to the file, ``close()`` flushes and closes (also done when the writer is released).
 /// It is safe to append from several threads (appends are serialised).
-public final class NativeRecordingWriter: @unchecked Sendable {
-    // @unchecked: NSLock held across the FileHandle writes, so that appends from several threads reach the file in order.
+public final class NativeRecordingWriter: @unchecked Sendable {  // @unchecked: `handle`, `buffer` under `lock` (held across writes); `rowCount` set under it, read without
     /// The file being written.
     public let url: URL
     /// Subtracted from every appended sample's time, seconds (e.g. the clock time when recording began).

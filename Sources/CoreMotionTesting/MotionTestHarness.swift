@@ -34,7 +34,7 @@ import MotionSimulator
 /// Handlers must run on an `OperationQueue` other than the thread that calls `advance` (for
 /// example a queue of their own, or `.main` when the test itself runs off the main thread and the
 /// main run loop is spinning).
-public final class MotionTestHarness: @unchecked Sendable {  // @unchecked: only `let`s of Sendable types (`VirtualClock`, `MotionService`)
+public final class MotionTestHarness: Sendable {
     /// The virtual clock; starts at 1000 s "since boot" on 2025-01-01T00:00:00Z unless given.
     public let clock: VirtualClock
     /// The service the harness installs.

@@ -99,13 +99,20 @@ struct DevicesCommand: ParsableCommand {
 }
 
 /// Counts samples per sensor without keeping them.
-private final class SampleCounter: @unchecked Sendable {  // @unchecked: its vars are guarded by `lock`; `events` is read unlocked only after `stopAndWait()`
+private final class SampleCounter: @unchecked Sendable {  // @unchecked: every stored var is guarded by `lock`
     private let lock = NSLock()
     private var counts: [SensorKind: Int] = [:]
     private var first: [SensorKind: Double] = [:]
     private var last: [SensorKind: Double] = [:]
     private var gaps: [SensorKind: [Double]] = [:]
-    private(set) var events: [String] = []
+    private var eventLines: [String] = []
+
+    /// The device events seen, as text.
+    var events: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return eventLines
+    }
 
     var sink: SampleSink {
         { [self] s in
@@ -122,7 +129,7 @@ private final class SampleCounter: @unchecked Sendable {  // @unchecked: its var
     var eventSink: DeviceEventSink {
         { [self] e in
             lock.lock()
-            events.append("\(e)")
+            eventLines.append("\(e)")
             lock.unlock()
         }
     }

@@ -9,7 +9,7 @@ import MotionSamples
 /// ``SensorLoggerConfiguration/settle`` seconds more (default 1.5) so that slow sensors are seen too, and
 /// returns; a sensor exists from its first sample on. Without any push within `wait`, the device has no
 /// sensors until a phone pushes (then they appear, announced with `sensorReturned`).
-public final class SensorLoggerDevice: MotionDevice, @unchecked Sendable {  // @unchecked: only `let`s: `server` and `live` (Sendable, lock-guarded) and `deviceId`
+public final class SensorLoggerDevice: MotionDevice, Sendable {
     /// The receiver (every phone that pushes to it, statistics).
     public let server: SensorLoggerServer
 

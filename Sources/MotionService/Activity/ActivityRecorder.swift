@@ -19,6 +19,8 @@ final class ActivityRecorder: @unchecked Sendable {  // @unchecked: every var is
     private var classifier: ActivityClassifier?
     private var tracker = ActivityTracker()
     private var input: SensorSubscription?
+    /// A `start()` is between its checks and its subscription: a second one returns at once.
+    private var starting = false
     private var clients: [ActivityClient] = []
     private var current: ActivityReport?
     private let lock = NSLock()
@@ -33,7 +35,7 @@ final class ActivityRecorder: @unchecked Sendable {  // @unchecked: every var is
     func start() -> Bool {
         guard let service, service.has(.accelerometer) else { return false }
         lock.lock()
-        if input != nil {
+        if input != nil || starting {
             lock.unlock()
             return true
         }
@@ -46,6 +48,7 @@ final class ActivityRecorder: @unchecked Sendable {  // @unchecked: every var is
                 return false
             }
         }
+        starting = true
         lock.unlock()
         if let history = service.history, let last = try? history.latestRecordDate(source: service.historySource) {
             try? history.append(
@@ -58,6 +61,7 @@ final class ActivityRecorder: @unchecked Sendable {  // @unchecked: every var is
         }
         lock.lock()
         input = s
+        starting = false
         lock.unlock()
         return true
     }

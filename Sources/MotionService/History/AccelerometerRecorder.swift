@@ -14,7 +14,7 @@ final class Recorders: @unchecked Sendable {  // @unchecked: every var is read a
 /// Records the accelerometer at 50 Hz into the history while a recording request is in force (the
 /// engine behind `CMSensorRecorder`). Recording happens while this process runs: requests are kept in
 /// the history, so a later process using the same device resumes a request that has not ended.
-final class AccelerometerRecorder: @unchecked Sendable {  // @unchecked: `subscription`, `end`, `pending` are guarded by `lock`; `service` is weak and never reassigned
+final class AccelerometerRecorder: @unchecked Sendable {  // @unchecked: every stored var is guarded by `lock`; `service` is weak and never reassigned
     /// Apple's recording rate, Hz.
     static let rate = 50.0
 
@@ -23,6 +23,10 @@ final class AccelerometerRecorder: @unchecked Sendable {  // @unchecked: `subscr
     private var subscription: SensorSubscription?
     private var end = Date.distantPast
     private var pending: [AccelerometerRecord] = []
+    /// A `record(until:)` is subscribing: another one only extends ``end``.
+    private var starting = false
+    /// The recording expired while it was subscribing: the new subscription is cancelled at once.
+    private var cancelWhenSubscribed = false
 
     init(service: MotionService) {
         self.service = service
@@ -33,7 +37,9 @@ final class AccelerometerRecorder: @unchecked Sendable {  // @unchecked: `subscr
         guard let service else { return }
         lock.lock()
         self.end = max(self.end, end)
-        let running = subscription != nil
+        let running = subscription != nil || starting
+        if starting { cancelWhenSubscribed = false }  // extended before the subscription was in place
+        if !running { starting = true }
         lock.unlock()
         guard !running else { return }
         // Recording for the history: samples may come in batches (MotionService.backgroundLatency).
@@ -41,8 +47,12 @@ final class AccelerometerRecorder: @unchecked Sendable {  // @unchecked: `subscr
             self?.receive(sample)
         }
         lock.lock()
-        subscription = s
+        starting = false
+        let cancelNow = cancelWhenSubscribed
+        cancelWhenSubscribed = false
+        if !cancelNow { subscription = s }
         lock.unlock()
+        if cancelNow, let s { service.cancel(s) }
     }
 
     private func receive(_ sample: SensorSample) {
@@ -57,6 +67,7 @@ final class AccelerometerRecorder: @unchecked Sendable {  // @unchecked: `subscr
         if expired {
             finished = subscription
             subscription = nil
+            if finished == nil && starting { cancelWhenSubscribed = true }
         }
         lock.unlock()
         if !batch.isEmpty { append(batch) }

@@ -416,7 +416,7 @@ extension SensorKind {
 }
 
 /// A subscription to the device's location fixes.
-public final class LocationSubscription: @unchecked Sendable {  // @unchecked: only `let`s of Sendable types (`id`, a `@Sendable` closure)
+public final class LocationSubscription: Sendable {
     public let id: Int
     let receive: @Sendable (TimedLocation) -> Void
 

@@ -15,7 +15,7 @@ import Foundation
 /// the bad-input policy per sensor. The writer buffers about 64 KiB; ``flush()`` pushes the buffer
 /// to the file, ``close()`` flushes and closes (also done when the writer is released).
 /// It is safe to append from several threads (appends are serialised).
-public final class NativeRecordingWriter: @unchecked Sendable {  // @unchecked: `handle`, `buffer` under `lock` (held across writes); `rowCount` set under it, read without
+public final class NativeRecordingWriter: @unchecked Sendable {  // @unchecked: `handle`, `buffer`, `rows` under `lock` (held across writes)
     /// The file being written.
     public let url: URL
     /// Subtracted from every appended sample's time, seconds (e.g. the clock time when recording began).
@@ -25,8 +25,13 @@ public final class NativeRecordingWriter: @unchecked Sendable {  // @unchecked: 
     private var handle: FileHandle?
     private var buffer: [UInt8] = []
     private let flushThreshold = 1 << 16
+    private var rows = 0
     /// Number of sample rows written so far.
-    public private(set) var rowCount = 0
+    public var rowCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return rows
+    }
 
     /// Creates (or truncates) `url` and writes the header.
     ///
@@ -106,7 +111,7 @@ public final class NativeRecordingWriter: @unchecked Sendable {  // @unchecked: 
         for row in Self.referenceRows(reference) {
             buffer.append(contentsOf: row.utf8)
             buffer.append(0x0A)
-            rowCount += 1
+            rows += 1
             if buffer.count >= flushThreshold { try writeBuffer() }
         }
     }
@@ -119,7 +124,7 @@ public final class NativeRecordingWriter: @unchecked Sendable {  // @unchecked: 
         for row in Self.locationRows(locations) {
             buffer.append(contentsOf: row.utf8)
             buffer.append(0x0A)
-            rowCount += 1
+            rows += 1
             if buffer.count >= flushThreshold { try writeBuffer() }
         }
     }
@@ -145,7 +150,7 @@ public final class NativeRecordingWriter: @unchecked Sendable {  // @unchecked: 
             buffer.append(contentsOf: NativeFormat.number(v).utf8)
         }
         buffer.append(contentsOf: ",\(sample.location.rawValue)\n".utf8)
-        rowCount += 1
+        rows += 1
         try flushIfNeeded()
     }
 
@@ -182,7 +187,7 @@ public final class NativeRecordingWriter: @unchecked Sendable {  // @unchecked: 
         }
         buffer.append(contentsOf: trailing.utf8)
         buffer.append(0x0A)
-        rowCount += 1
+        rows += 1
     }
 
     private func requireOpen() throws {

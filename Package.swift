@@ -28,7 +28,8 @@ let package = Package(
         .library(name: "MotionEngine", targets: ["MotionEngine"]),
         .library(name: "MotionRecordings", targets: ["MotionRecordings"]),
         .library(name: "MotionIIO", targets: ["MotionIIO"]),
-        // Fake IIO trees and the emulator that feeds them, for tests and benchmarks (no app links it).
+        // Stand-ins for hardware, for tests, benchmarks and fuzzers (no app links it): fake IIO trees and the
+        // emulator that feeds them; fake phones (phyphox, SensorServer) and Sensor Logger's push bodies.
         .library(name: "MotionEmulation", targets: ["MotionEmulation"]),
         // Live phones over the network (Sensor Logger's HTTP push, …), for tools, benchmarks and fuzzers.
         .library(name: "MotionNetwork", targets: ["MotionNetwork"]),
@@ -96,9 +97,6 @@ let package = Package(
             dependencies: ["MotionSamples", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
-        // Layer 1 (testing): stand-ins for hardware: fake IIO trees with real drivers' layouts and the emulator
-        // that plays samples into them. For the tool's `iio-emulate`, tests and benchmarks; not the daemon's.
-        .target(name: "MotionEmulation", dependencies: ["MotionSamples", "MotionIIO"], swiftSettings: strict),
         // Layer 1: live phones over the network: Sensor Logger's HTTP push (a Hummingbird server), phyphox (REST
         // polling) and SensorServer (WebSocket) on SwiftNIO, with the pieces every network source shares (phone
         // clock mapping, jitter buffer, live device).
@@ -114,6 +112,21 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 withDevices("NIOHTTPTypes", "swift-nio-extras"),
                 withDevices("ServiceLifecycle", "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        // Layer 1 (testing): stand-ins for hardware: fake IIO trees with real drivers' layouts and the emulator
+        // that plays samples into them; fake phyphox and SensorServer phones (SwiftNIO servers speaking
+        // MotionNetwork's message types) and the writer of Sensor Logger's push bodies. For the tool's
+        // `iio-emulate` and `phone-emulate`, tests, benchmarks and fuzzers; not the daemon's.
+        .target(
+            name: "MotionEmulation",
+            dependencies: [
+                "MotionSamples", "MotionIIO", "MotionNetwork",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -290,8 +303,8 @@ let package = Package(
         .testTarget(
             name: "MotionNetworkTests",
             dependencies: [
-                "MotionNetwork", "MotionSamples", "MotionRecordings", "MotionService", "MotionDevices", "CoreMotion", "CoreMotionTesting",
-                "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "MotionNetwork", "MotionEmulation", "MotionSamples", "MotionRecordings", "MotionService", "MotionDevices", "CoreMotion",
+                "CoreMotionTesting", "TestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

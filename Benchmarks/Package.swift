@@ -67,6 +67,8 @@ let package = Package(
             name: "NetworkBenchmarks",
             dependencies: benchmarkDependencies + [
                 .product(name: "MotionNetwork", package: "swift-core-motion"),
+                // SensorLoggerPushWriter: the load generator's phones.
+                .product(name: "MotionEmulation", package: "swift-core-motion"),
             ],
             path: "NetworkBenchmarks",
             plugins: plugins

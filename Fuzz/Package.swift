@@ -50,7 +50,11 @@ let package = Package(
         // What any peer may POST to the Sensor Logger receiver: the body decoder and the receiver behind it.
         .executableTarget(
             name: "SensorLoggerPushFuzzer",
-            dependencies: ["FuzzSupport", .product(name: "MotionNetwork", package: "swift-core-motion")],
+            dependencies: [
+                "FuzzSupport", .product(name: "MotionNetwork", package: "swift-core-motion"),
+                // SensorLoggerPushWriter: the round trip writes a decoded message back.
+                .product(name: "MotionEmulation", package: "swift-core-motion"),
+            ],
             swiftSettings: fuzzTarget
         ),
         // The Sensor Logger receiver's judgement of a request's `Host` and `Origin` headers (loopback by address).
@@ -87,6 +91,8 @@ let package = Package(
             dependencies: [
                 .product(name: "MotionProtocol", package: "swift-core-motion"),
                 .product(name: "MotionNetwork", package: "swift-core-motion"),
+                // SensorLoggerPushWriter: the Sensor Logger seeds.
+                .product(name: "MotionEmulation", package: "swift-core-motion"),
             ]
         ),
     ],

@@ -1,5 +1,6 @@
 import Benchmark
 import Foundation
+import MotionEmulation
 import MotionNetwork
 
 // The figures; the payloads, the sending phones and the load run are in NetworkLoad.swift.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import MotionEmulation
 import MotionNetwork
 import MotionSamples
 

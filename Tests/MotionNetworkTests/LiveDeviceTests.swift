@@ -1,10 +1,11 @@
 import Foundation
+import MotionEmulation
 import MotionNetwork
 import MotionSamples
 import TestSupport
 import Testing
 
-// Devices against the fake phones of MotionNetwork/Emulation on real loopback sockets, in real time (each
+// Devices against the fake phones of MotionEmulation (Phones/) on real loopback sockets, in real time (each
 // test a few seconds). Serialized: the machine has two cores and other users.
 
 @Suite(.serialized) struct PhyphoxLiveTests {

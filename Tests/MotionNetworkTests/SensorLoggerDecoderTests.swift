@@ -1,4 +1,5 @@
 import Foundation
+import MotionEmulation
 import MotionNetwork
 import MotionRecordings
 import MotionSamples

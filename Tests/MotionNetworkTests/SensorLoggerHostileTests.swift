@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MotionDevices
+import MotionEmulation
 import MotionNetwork
 import MotionSamples
 import MotionService

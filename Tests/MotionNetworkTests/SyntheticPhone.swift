@@ -1,5 +1,5 @@
 import Foundation
-import MotionNetwork
+import MotionEmulation
 import MotionRecordings
 import MotionSamples
 

@@ -1,4 +1,5 @@
 import Foundation
+import MotionEmulation
 import MotionNetwork
 
 /// Seeds of `SensorLoggerPushFuzzer`: push bodies in the real shape (synthesised: double-rendered ns, string

@@ -10,6 +10,7 @@
 //    samples in time order.
 import Foundation
 import FuzzSupport
+import MotionEmulation
 import MotionNetwork
 import MotionSamples
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import MotionEmulation
 import MotionNetwork
 import MotionRecordings
 import MotionSimulator

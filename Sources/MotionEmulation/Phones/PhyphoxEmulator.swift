@@ -1,4 +1,5 @@
 import Foundation
+import MotionNetwork
 import MotionSamples
 import NIOCore
 import NIOHTTP1

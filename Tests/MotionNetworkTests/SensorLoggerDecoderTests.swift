@@ -148,6 +148,13 @@ struct SensorLoggerDecoderTests {
             }
         }
         #expect(throws: SensorLoggerDecodingError.self) { try decode(#"{"deviceId":"\ud800","payload":[]}"#) }
+        // A body cut short anywhere is a syntax error at its end, also where a field's number was due.
+        for body in [#"{"messageId":1,"payload":[{"name":"accelerometer","time":"#, #"{"messageId":"#, #"{"payload":[{"values":{"x":"#] {
+            #expect(throws: SensorLoggerDecodingError.self) { try decode(body) }
+            do { _ = try decode(body) } catch {
+                #expect(error.kind == .syntax && error.offset == body.utf8.count, "\(body): \(error)")
+            }
+        }
         #expect(SensorLoggerDecoder.maximumDepth == PhoneJSON.maximumDepth)
     }
 

@@ -14,7 +14,7 @@ import NIOPosix
 /// inputs, and `full` buffers of one reply one value apart in length (phyphox-ios #22). Both: the threshold
 /// nudged one unit in the 8th significant digit, `Connection: close`, unknown buffers skipped, the phone's
 /// wall clock ``Options/clockOffset`` seconds off this machine's.
-public final class PhyphoxEmulator: @unchecked Sendable {
+public final class PhyphoxEmulator: @unchecked Sendable {  // @unchecked: every stored var (channel, experiment, run state, buffers) is guarded by `lock`
     /// Which experiment the phone runs.
     public enum Experiment: String, Sendable, CaseIterable {
         /// A custom motion experiment: accelerometer, gyroscope, magnetic field, pressure (and on iOS

@@ -12,7 +12,7 @@ import NIOWebSocket
 /// reading of a ``PhoneEmulationSource`` as `{"values":[…],"timestamp":ns,"accuracy":3,"type":"…"}` in real
 /// time, in Android's units (float precision), stamped on an emulated boot clock ``bootOffset`` seconds ahead
 /// of this machine's uptime.
-public final class SensorServerEmulator: @unchecked Sendable {
+public final class SensorServerEmulator: @unchecked Sendable {  // @unchecked: every stored var (listener, connections, counters) is guarded by `lock`
     public let source: PhoneEmulationSource
     /// The phone's boot clock minus this machine's uptime, seconds.
     public let bootOffset: Double

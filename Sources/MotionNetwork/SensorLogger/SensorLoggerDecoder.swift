@@ -301,6 +301,8 @@ extension JSONReader where Failure == SensorLoggerDecodingError {
             return nil
         } else if c == 0x2D || (c >= 0x30 && c <= 0x39) {
             (start, end, _) = try numberToken()
+        } else if i >= n {
+            throw fail("a value")  // a body cut short is a syntax error, not a bad field
         } else {
             throw fail(kind, "\(what): expected a number")
         }

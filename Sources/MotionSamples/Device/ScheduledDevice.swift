@@ -8,15 +8,16 @@ import Foundation
 /// starts playing when the process starts, whether or not anyone listens, as the world does for a
 /// real sensor. Only the sensors asked for are delivered.
 ///
-/// On a ``SystemClock`` a background thread wakes at each sample's time (batching samples due within
-/// the same millisecond). On a ``VirtualClock`` the samples are delivered synchronously inside
-/// `advance`, so a test sees every sample up to the new time as soon as `advance` returns.
+/// On a ``SystemClock`` a background thread (a ``DueTimeDriver``) wakes at each sample's time while
+/// anything is asked (batching samples due within the same millisecond). On a ``VirtualClock`` the
+/// samples are delivered synchronously inside `advance`, so a test sees every sample up to the new time
+/// as soon as `advance` returns.
 ///
 /// The source's location fixes (``SampleSource/locations``) play on the same schedule, merged in time
 /// order with the samples, to the sink of ``runLocation(_:)``; the device remembers the last fix
 /// that played, delivered or not, and gives it first when fixes start. When the source loops,
 /// fixes later than its last sample are dropped.
-public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
+public final class ScheduledDevice: MotionDevice, @unchecked Sendable {  // @unchecked: the cursor is guarded by `cursorLock`, the run state by `stateLock`
     public let name: String
     public let clock: any MotionClock
     public let sensors: [SensorKind: SensorDescription]
@@ -28,7 +29,10 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
     /// Whether the source starts over at its end.
     public let loop: Bool
 
-    // Cursor state, guarded by `cursorLock`.
+    /// Serialises hand-over to the sinks, so that samples and fixes leave in order whoever plays them; never
+    /// taken with `cursorLock` or `stateLock` held, so a stalled sink stalls only the deliveries.
+    private let deliveryLock = NSLock()
+    // Cursor state, guarded by `cursorLock` (never held while a sink runs).
     private let cursorLock = NSLock()
     private var source: any SampleSource
     private var pending: SensorSample?
@@ -43,14 +47,13 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
     private var lastFix: TimedLocation?
 
     // Run state, guarded by `stateLock`.
-    private let stateLock = NSCondition()
+    private let stateLock = NSLock()
     private var active: Set<SensorKind> = []
     private var sink: SampleSink?
     private var events: DeviceEventSink?
     private var locationSink: LocationSink?
-    private var driverRunning = false
-    private var driverGeneration = 0
-    private var observerToken: Int?
+    /// Plays the due samples and fixes: in `advance` on a virtual clock, on a thread while busy otherwise.
+    private let driver: DueTimeDriver
 
     public init(name: String, source: some SampleSource, clock: any MotionClock, speed: Double = 1, loop: Bool = false) {
         precondition(speed > 0 && speed.isFinite, "speed must be positive")
@@ -68,6 +71,7 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
         self.loop = loop
         self.source = source
         self.origin = clock.now
+        self.driver = DueTimeDriver(clock: clock, name: "coremotion.device", pollInterval: 0.05)
         self.model = source.model
         let fixes = source.locations
         self.fixes = fixes
@@ -81,13 +85,7 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
         }
         self.pending = self.source.next()
         self.sourceStart = source.startTime ?? pending?.time ?? fixes.first?.time
-        if let virtual = clock as? VirtualClock {
-            observerToken = virtual.addObserver { [weak self] t in self?.emitDue(until: t) }
-        }
-    }
-
-    deinit {
-        if let token = observerToken, let virtual = clock as? VirtualClock { virtual.removeObserver(token) }
+        driver.bind(step: { [weak self] t in self?.emitDue(until: t) }, nextDue: { [weak self] in self?.nextDue })
     }
 
     /// Clock time at which source time `t` is delivered.
@@ -111,40 +109,31 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
         locationSink = sink
         updateDriver(wasIdle: wasIdle)
         guard starting, let sink else { return }
-        // The last known fix first (under the cursor lock: in order with whatever plays next).
+        // The last known fix first (under the delivery lock: in order with whatever plays next).
+        deliveryLock.lock()
+        defer { deliveryLock.unlock() }
         cursorLock.lock()
-        if let fix = lastFix { sink(fix) }
+        let fix = lastFix
         cursorLock.unlock()
+        if let fix { sink(fix) }
     }
 
     /// Whether nothing is asked of the device. Caller holds `stateLock`.
     private var isIdle: Bool { active.isEmpty && locationSink == nil }
 
-    /// Starts or stops the driver thread for the new state; called holding `stateLock`, returns without it.
+    /// Starts or stops the driver for the new state; called holding `stateLock`, returns without it.
     private func updateDriver(wasIdle: Bool) {
-        let nowActive = !isIdle
         if clock.isVirtual {
             stateLock.unlock()
             return
         }
-        if nowActive && wasIdle {
+        if !isIdle && wasIdle {
             // Samples that fell due while nobody listened are gone, as on a real sensor.
             stateLock.unlock()
             skip(until: clock.now)
             stateLock.lock()
         }
-        if nowActive && !driverRunning {
-            driverRunning = true
-            driverGeneration += 1
-            let generation = driverGeneration
-            let thread = Thread { [weak self] in self?.drive(generation: generation) }
-            thread.name = "coremotion.device"
-            thread.qualityOfService = .userInteractive
-            thread.start()
-        } else if !nowActive && driverRunning {
-            driverRunning = false
-            stateLock.broadcast()
-        }
+        driver.setBusy(!isIdle)
         stateLock.unlock()
     }
 
@@ -193,31 +182,47 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
     /// Delivers every due sample of an active sensor, and every due fix when fixes run, up to clock
     /// time `time`.
     func emitDue(until time: TimeInterval) {
+        deliveryLock.lock()
+        defer { deliveryLock.unlock() }
         stateLock.lock()
         let active = self.active
         let sink = self.sink
         let events = self.events
         let locationSink = self.locationSink
         stateLock.unlock()
+        // Collected under the cursor lock, handed over without it.
+        var due: [Due] = []
         cursorLock.lock()
         var endedNow = false
         while true {
             let sampleTime = pending.map { deviceTime($0.time) }
             if let fix = dueFix(until: time, before: sampleTime) {
                 lastFix = fix
-                locationSink?(fix)
+                if locationSink != nil { due.append(.fix(fix)) }
                 continue
             }
             guard let s = pending, let t = sampleTime, t <= time else { break }
             advanceCursor()
-            if active.contains(s.sensor), let sink { sink(s.at(time: t)) }
+            if active.contains(s.sensor), sink != nil { due.append(.sample(s.at(time: t))) }
         }
         if pending == nil && fixCursor >= fixes.count && !ended {
             ended = true
             endedNow = true
         }
         cursorLock.unlock()
+        for item in due {
+            switch item {
+            case .sample(let s): sink?(s)
+            case .fix(let fix): locationSink?(fix)
+            }
+        }
         if endedNow { events?(.endOfData) }
+    }
+
+    /// A sample or fix played by ``emitDue(until:)``, to hand over.
+    private enum Due {
+        case sample(SensorSample)
+        case fix(TimedLocation)
     }
 
     /// The clock time of the next sample or fix, if any.
@@ -226,35 +231,5 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {
         defer { cursorLock.unlock() }
         let fix = fixCursor < fixes.count ? deviceTime(fixes[fixCursor].time) : nil
         return [pending.map { deviceTime($0.time) }, fix].compactMap { $0 }.min()
-    }
-
-    private func drive(generation: Int) {
-        while true {
-            stateLock.lock()
-            let keepGoing = driverRunning && driverGeneration == generation
-            stateLock.unlock()
-            guard keepGoing else { return }
-            emitDue(until: clock.now)
-            guard let due = nextDue else {
-                // End of a finite source: nothing more will come.
-                stateLock.lock()
-                if driverGeneration == generation { driverRunning = false }
-                stateLock.unlock()
-                return
-            }
-            let wait = min(max(due - clock.now, 0), 0.05)
-            if wait > 0.0005 {
-                stateLock.lock()
-                if driverRunning && driverGeneration == generation {
-                    _ = stateLock.wait(until: Date().addingTimeInterval(wait))
-                }
-                stateLock.unlock()
-            } else if wait > 0 {
-                // Shorter than a condition wait is worth: sleep rather than spin (the kernel's timer
-                // slack, ≈ 50 µs, may deliver a sample that late; its timestamp stays the scheduled one).
-                // At 10 kHz this costs a few per cent of a core instead of all of it.
-                usleep(UInt32(max(1, wait * 1e6)))
-            }
-        }
     }
 }

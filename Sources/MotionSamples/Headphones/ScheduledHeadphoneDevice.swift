@@ -7,9 +7,9 @@ import Foundation
 /// stream goes on whether or not anyone listens, and events that fell due while no sink was set are skipped.
 /// Event times are restamped on the clock, so recorded intervals and gaps are kept exactly (never resampled).
 ///
-/// On a ``SystemClock`` a background thread wakes at each event's time while a sink is set. On a
-/// ``VirtualClock`` the events are delivered synchronously inside `advance`.
-public final class ScheduledHeadphoneDevice: HeadphoneDevice, @unchecked Sendable {
+/// On a ``SystemClock`` a background thread (a ``DueTimeDriver``) wakes at each event's time while a sink is
+/// set. On a ``VirtualClock`` the events are delivered synchronously inside `advance`.
+public final class ScheduledHeadphoneDevice: HeadphoneDevice, @unchecked Sendable {  // @unchecked: the cursor is guarded by `playLock`, the run state by `stateLock`
     public let name: String
     public let clock: any MotionClock
     public let rate: Double
@@ -19,20 +19,19 @@ public final class ScheduledHeadphoneDevice: HeadphoneDevice, @unchecked Sendabl
     public let timeline: HeadphoneTimeline
 
     private let origin: TimeInterval
-    // Cursor state, guarded by `playLock` (held while events are collected and delivered, so that they
-    // reach the sink in order whoever plays them).
+    /// Serialises hand-over to the sink, so that events leave in order whoever plays them; never taken with
+    /// `playLock` or `stateLock` held, so a stalled sink stalls only the deliveries.
+    private let deliveryLock = NSLock()
+    // Cursor state, guarded by `playLock` (never held while the sink runs).
     private let playLock = NSLock()
     private var cursor = 0
     private var pass = 0
 
     // Run state, guarded by `stateLock`.
-    private let stateLock = NSCondition()
+    private let stateLock = NSLock()
     private var sink: HeadphoneEventSink?
-    /// Whether a finite timeline has played its last event.
-    private var ended = false
-    private var driverRunning = false
-    private var driverGeneration = 0
-    private var observerToken: Int?
+    /// Plays the due events: in `advance` on a virtual clock, on a thread while a sink is set otherwise.
+    private let driver: DueTimeDriver
 
     /// - Parameters:
     ///   - name: the device's description.
@@ -47,13 +46,8 @@ public final class ScheduledHeadphoneDevice: HeadphoneDevice, @unchecked Sendabl
         self.speed = speed
         self.rate = timeline.rate * speed
         self.origin = clock.now
-        if let virtual = clock as? VirtualClock {
-            observerToken = virtual.addObserver { [weak self] t in self?.emitDue(until: t) }
-        }
-    }
-
-    deinit {
-        if let token = observerToken, let virtual = clock as? VirtualClock { virtual.removeObserver(token) }
+        self.driver = DueTimeDriver(clock: clock, name: "coremotion.headphones", pollInterval: 0.05)
+        driver.bind(step: { [weak self] t in self?.emitDue(until: t) }, nextDue: { [weak self] in self?.nextDue() })
     }
 
     /// Clock time at which source time `t` of pass `pass` plays.
@@ -79,18 +73,8 @@ public final class ScheduledHeadphoneDevice: HeadphoneDevice, @unchecked Sendabl
             emitDue(until: clock.now, deliver: false)
             stateLock.lock()
         }
-        if sink != nil && !driverRunning && !ended {
-            driverRunning = true
-            driverGeneration += 1
-            let generation = driverGeneration
-            let thread = Thread { [weak self] in self?.drive(generation: generation) }
-            thread.name = "coremotion.headphones"
-            thread.qualityOfService = .userInteractive
-            thread.start()
-        } else if sink == nil && driverRunning {
-            driverRunning = false
-            stateLock.broadcast()
-        }
+        // A finite timeline that has played its last event ends the thread at once (nothing is due).
+        driver.setBusy(sink != nil)
         stateLock.unlock()
     }
 
@@ -114,55 +98,29 @@ public final class ScheduledHeadphoneDevice: HeadphoneDevice, @unchecked Sendabl
 
     /// Plays every event due up to clock time `time`: to the sink when `deliver`, else only moving on.
     func emitDue(until time: TimeInterval, deliver: Bool = true) {
-        playLock.lock()
-        defer { playLock.unlock() }
+        if deliver { deliveryLock.lock() }
+        defer { if deliver { deliveryLock.unlock() } }
         stateLock.lock()
         let sink = deliver ? self.sink : nil
         stateLock.unlock()
+        // Collected under the play lock, handed over without it.
+        var due: [HeadphoneEvent] = []
         var last = -Double.infinity
+        playLock.lock()
         while let (event, t) = peek(), t <= time {
             cursor += 1
             // Times never go backwards, even where a recorded status record overlaps the samples.
             let stamp = max(t, last)
             last = stamp
-            if let sink { sink(event.at(time: stamp)) }
+            if sink != nil { due.append(event.at(time: stamp)) }
         }
-        if peek() == nil {
-            stateLock.lock()
-            ended = true
-            stateLock.unlock()
-        }
+        playLock.unlock()
+        if let sink { for event in due { sink(event) } }
     }
 
     private func nextDue() -> TimeInterval? {
         playLock.lock()
         defer { playLock.unlock() }
         return peek()?.1
-    }
-
-    private func drive(generation: Int) {
-        while true {
-            stateLock.lock()
-            let keepGoing = driverRunning && driverGeneration == generation
-            stateLock.unlock()
-            guard keepGoing else { return }
-            emitDue(until: clock.now)
-            guard let due = nextDue() else {
-                stateLock.lock()
-                if driverGeneration == generation { driverRunning = false }
-                stateLock.unlock()
-                return
-            }
-            let wait = min(max(due - clock.now, 0), 0.05)
-            if wait > 0.0005 {
-                stateLock.lock()
-                if driverRunning && driverGeneration == generation {
-                    _ = stateLock.wait(until: Date().addingTimeInterval(wait))
-                }
-                stateLock.unlock()
-            } else if wait > 0 {
-                usleep(UInt32(max(1, wait * 1e6)))
-            }
-        }
     }
 }

@@ -53,7 +53,8 @@ public enum LiveItem: Sendable, Hashable {
 ///
 /// With nobody listening nothing older than the delay is kept, and the buffer holds at most
 /// ``Configuration/maximumBuffered`` items. On a ``MotionSamples/VirtualClock`` delivery happens inside
-/// `advance` (tests); on the system clock a thread wakes when items fall due.
+/// `advance` (tests); on the system clock a thread (a ``MotionSamples/DueTimeDriver``) wakes when items fall
+/// due, and at least every 100 ms for the silences, while anything is asked.
 public final class LiveDevice: MotionDevice, @unchecked Sendable {  // @unchecked: every stored var is guarded by `lock`
     /// Timing of availability and delivery, and the device's bounds.
     public struct Configuration: Sendable, Hashable {
@@ -160,9 +161,9 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {  // @unchecke
     private var nextSubscriber = 0
     private var headphoneConnected = false
     private var lastHeadphoneTime: TimeInterval?
-    private var driverRunning = false
-    private var driverGeneration = 0
-    private var observerToken: Int?
+    /// Delivers the due items and checks the silences: in `advance` on a virtual clock, on a thread while
+    /// anything is asked otherwise.
+    private let driver: DueTimeDriver
     // The source's start and end.
     private var announced: [SensorKind: String] = [:]
     private var answered = false
@@ -194,13 +195,11 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {  // @unchecke
         self.configuration = configuration
         self.logger = logger
         self.buffer = JitterBuffer(configuration: configuration.jitter)
-        if let virtual = clock as? VirtualClock {
-            observerToken = virtual.addObserver { [weak self] t in self?.emitDue(until: t) }
-        }
+        self.driver = DueTimeDriver(clock: clock, name: "coremotion.network", pollInterval: 0.1)
+        driver.bind(step: { [weak self] t in self?.emitDue(until: t) }, nextDue: { [weak self] in self?.nextDue })
     }
 
     deinit {
-        if let token = observerToken, let virtual = clock as? VirtualClock { virtual.removeObserver(token) }
         let handlers = closed ? [] : closeHandlers
         for h in handlers { h() }
     }
@@ -422,8 +421,9 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {  // @unchecke
             statistics.overflow += 1
         }
         let events = self.events
-        lock.broadcast()
+        lock.broadcast()  // for `waitForFirstData`
         lock.unlock()
+        driver.wake()
         for message in refused { report(message, category: "reading") }
         announce(announcements, to: events)
         if clock.isVirtual { emitDue(until: clock.now) }
@@ -738,41 +738,16 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {  // @unchecke
     /// Starts or stops the delivery thread; called holding `lock`, returns without it.
     private func updateDriver() {
         if isIdle { buffer.removeAll() }
-        guard !clock.isVirtual else {
-            lock.unlock()
-            return
-        }
-        if !isIdle && !driverRunning {
-            driverRunning = true
-            driverGeneration += 1
-            let generation = driverGeneration
-            let thread = Thread { [weak self] in self?.drive(generation: generation) }
-            thread.name = "coremotion.network"
-            thread.qualityOfService = .userInteractive
-            thread.start()
-        } else if isIdle && driverRunning {
-            driverRunning = false
-            lock.broadcast()
-        }
+        driver.setBusy(!isIdle)
         lock.unlock()
     }
 
-    private func drive(generation: Int) {
-        while true {
-            lock.lock()
-            let keepGoing = driverRunning && driverGeneration == generation
-            lock.unlock()
-            guard keepGoing else { return }
-            emitDue(until: clock.now)
-            lock.lock()
-            // Wake for the next item, and at least every 100 ms for the silence checks.
-            let now = clock.now
-            let wait = min(max((buffer.nextDue ?? now + 0.1) - now, 0), 0.1)
-            if wait > 0.0002 && driverRunning && driverGeneration == generation {
-                _ = lock.wait(until: Date().addingTimeInterval(wait))
-            }
-            lock.unlock()
-        }
+    /// When the next item falls due; `.infinity` with none (the driver still steps every 100 ms for the
+    /// silences).
+    private var nextDue: TimeInterval? {
+        lock.lock()
+        defer { lock.unlock() }
+        return buffer.nextDue ?? .infinity
     }
 }
 

@@ -7,20 +7,20 @@ import Foundation
 /// stamped on ``clock`` (see ``HeadphoneMotionSample``), and ``finish(reason:)`` when it stops for good or
 /// ``disconnect(reason:)`` when it knows the headset went away. The device applies the connection rule of
 /// every headphone source: the first sample connects; when no sample *arrives* for longer than
-/// ``gapThreshold`` (measured on ``clock``, by a timer on the system clock or on every step of a virtual
-/// clock) it disconnects, stamped at the last arrival + the threshold; the next sample connects again. A
-/// sample not later than the previous one is dropped (counted in ``droppedCount``): a network source
-/// reorders its readings before pushing them.
+/// ``gapThreshold`` (measured on ``clock``, by a ``DueTimeDriver`` thread on the system clock while
+/// connected, or on every step of a virtual clock) it disconnects, stamped at the last arrival + the
+/// threshold; the next sample connects again. A sample not later than the previous one is dropped (counted
+/// in ``droppedCount``): a network source reorders its readings before pushing them.
 ///
-/// A source whose samples arrive in batches (Sensor Logger pushes every 250–1000 ms) passes a threshold of
-/// 1 s plus its batch period and jitter margin, so that the pause between two batches is not taken for a
-/// disconnection.
-public final class LiveHeadphoneDevice: HeadphoneDevice, @unchecked Sendable {
+/// A source that paces its samples and says itself when the headset goes away (Sensor Logger's receiver:
+/// `MotionNetwork.SensorLoggerHeadphones`) passes no threshold (`nil`): the device then has no watchdog
+/// and follows the source's ``disconnect(reason:)`` and ``finish(reason:)`` only.
+public final class LiveHeadphoneDevice: HeadphoneDevice, @unchecked Sendable {  // @unchecked: every stored var is guarded by `stateLock`
     public let name: String
     public let clock: any MotionClock
     public let rate: Double
-    /// A silence longer than this (seconds, on ``clock``) disconnects.
-    public let gapThreshold: TimeInterval
+    /// A silence longer than this (seconds, on ``clock``) disconnects; `nil`: only the source disconnects.
+    public let gapThreshold: TimeInterval?
 
     // State, guarded by `stateLock` (never held while delivering).
     private let stateLock = NSLock()
@@ -29,30 +29,31 @@ public final class LiveHeadphoneDevice: HeadphoneDevice, @unchecked Sendable {
     private var lastSampleTime = -Double.infinity
     private var sink: HeadphoneEventSink?
     private var dropped = 0
-    private var timer: (any DispatchSourceTimer)?
-    private var observerToken: Int?
+    /// The gap watchdog (busy while connected), when there is a threshold.
+    private let watchdog: DueTimeDriver?
     // Serialises deliveries from the source's thread and the watchdog, so that events stay in order.
     private let deliveryLock = NSLock()
-    private let timerQueue = DispatchQueue(label: "coremotion.headphones.watchdog")
 
     /// - Parameters:
     ///   - name: the device's description.
     ///   - clock: the clock the samples are stamped on.
     ///   - rate: the headset's nominal rate, Hz.
-    ///   - gapThreshold: the silence that disconnects, seconds (default ``HeadphoneTimeline/gapThreshold``).
-    public init(name: String, clock: any MotionClock, rate: Double, gapThreshold: TimeInterval = HeadphoneTimeline.gapThreshold) {
+    ///   - gapThreshold: the silence that disconnects, seconds (default ``HeadphoneTimeline/gapThreshold``);
+    ///     `nil` for a source that says itself when the headset goes away (no watchdog).
+    public init(name: String, clock: any MotionClock, rate: Double, gapThreshold: TimeInterval? = HeadphoneTimeline.gapThreshold) {
         self.name = name
         self.clock = clock
         self.rate = rate
         self.gapThreshold = gapThreshold
-        if let virtual = clock as? VirtualClock {
-            observerToken = virtual.addObserver { [weak self] t in self?.checkGap(now: t) }
+        if let gapThreshold {
+            // Checked 4 times per threshold, at most every 100 ms and at least every 10 ms; woken at the due time.
+            let watchdog = DueTimeDriver(
+                clock: clock, name: "coremotion.headphones.watchdog", pollInterval: max(0.01, min(0.1, gapThreshold / 4)))
+            self.watchdog = watchdog
+            watchdog.bind(step: { [weak self] t in self?.checkGap(now: t) }, nextDue: { [weak self] in self?.gapDue })
+        } else {
+            self.watchdog = nil
         }
-    }
-
-    deinit {
-        if let token = observerToken, let virtual = clock as? VirtualClock { virtual.removeObserver(token) }
-        timer?.cancel()
     }
 
     public var isConnected: Bool {
@@ -88,7 +89,7 @@ public final class LiveHeadphoneDevice: HeadphoneDevice, @unchecked Sendable {
         lastArrival = clock.now
         let connecting = !connected
         connected = true
-        if connecting { startWatchdog() }
+        if connecting { watchdog?.setBusy(true) }
         let sink = self.sink
         stateLock.unlock()
         if connecting { sink?(.connected(time: sample.time)) }
@@ -114,14 +115,23 @@ public final class LiveHeadphoneDevice: HeadphoneDevice, @unchecked Sendable {
             return
         }
         connected = false
-        stopWatchdog()
+        watchdog?.setBusy(false)
         let sink = self.sink
         stateLock.unlock()
         sink?(.disconnected(time: time, reason: reason))
     }
 
+    /// When the silence will have lasted the threshold, while connected. Takes `stateLock`.
+    private var gapDue: TimeInterval? {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        guard connected, let gapThreshold else { return nil }
+        return lastArrival + gapThreshold
+    }
+
     /// Disconnects when the silence has lasted longer than the threshold.
     func checkGap(now: TimeInterval) {
+        guard let gapThreshold else { return }
         stateLock.lock()
         let silent = connected && now - lastArrival > gapThreshold
         let since = lastArrival
@@ -136,29 +146,9 @@ public final class LiveHeadphoneDevice: HeadphoneDevice, @unchecked Sendable {
             return
         }
         connected = false
-        stopWatchdog()
+        watchdog?.setBusy(false)
         let sink = self.sink
         stateLock.unlock()
         sink?(.disconnected(time: since + gapThreshold, reason: "no sample for more than \(gapThreshold) s"))
-    }
-
-    /// Starts the 10 Hz watchdog on the system clock. Caller holds `stateLock`.
-    private func startWatchdog() {
-        guard !clock.isVirtual, timer == nil else { return }
-        let t = DispatchSource.makeTimerSource(queue: timerQueue)
-        let period = max(0.01, min(0.1, gapThreshold / 4))
-        t.schedule(deadline: .now() + period, repeating: period, leeway: .milliseconds(20))
-        t.setEventHandler { [weak self] in
-            guard let self else { return }
-            self.checkGap(now: self.clock.now)
-        }
-        timer = t
-        t.resume()
-    }
-
-    /// Caller holds `stateLock`.
-    private func stopWatchdog() {
-        timer?.cancel()
-        timer = nil
     }
 }

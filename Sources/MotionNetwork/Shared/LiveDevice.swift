@@ -573,6 +573,8 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {  // @unchecke
         announced = sensors
         lock.broadcast()
         lock.unlock()
+        // A new session: the silences are checked now, so a sensor gone quiet is lost before it returns.
+        driver.wake()
     }
 
     /// The phone answered (a reply or a connection): makes the start succeed even without data.
@@ -581,6 +583,7 @@ public final class LiveDevice: MotionDevice, @unchecked Sendable {  // @unchecke
         answered = true
         lock.broadcast()
         lock.unlock()
+        driver.wake()
     }
 
     /// Counts a (re)connection or new session.

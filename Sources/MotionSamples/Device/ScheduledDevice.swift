@@ -32,6 +32,10 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {  // @unc
     /// Serialises hand-over to the sinks, so that samples and fixes leave in order whoever plays them; never
     /// taken with `cursorLock` or `stateLock` held, so a stalled sink stalls only the deliveries.
     private let deliveryLock = NSLock()
+    /// The samples one `emitDue` hands over, kept between calls so that a step allocates nothing, and the
+    /// fixes among them, each with the number of samples before it (guarded by `deliveryLock`).
+    private var dueSamples: [SensorSample] = []
+    private var dueFixes: [(after: Int, fix: TimedLocation)] = []
     // Cursor state, guarded by `cursorLock` (never held while a sink runs).
     private let cursorLock = NSLock()
     private var source: any SampleSource
@@ -191,38 +195,44 @@ public final class ScheduledDevice: MotionDevice, @unchecked Sendable {  // @unc
         let locationSink = self.locationSink
         stateLock.unlock()
         // Collected under the cursor lock, handed over without it.
-        var due: [Due] = []
+        var samples = dueSamples
+        var dueFixes = self.dueFixes
+        dueSamples = []
+        self.dueFixes = []
         cursorLock.lock()
         var endedNow = false
         while true {
             let sampleTime = pending.map { deviceTime($0.time) }
             if let fix = dueFix(until: time, before: sampleTime) {
                 lastFix = fix
-                if locationSink != nil { due.append(.fix(fix)) }
+                if locationSink != nil { dueFixes.append((samples.count, fix)) }
                 continue
             }
             guard let s = pending, let t = sampleTime, t <= time else { break }
             advanceCursor()
-            if active.contains(s.sensor), sink != nil { due.append(.sample(s.at(time: t))) }
+            if active.contains(s.sensor), sink != nil { samples.append(s.at(time: t)) }
         }
         if pending == nil && fixCursor >= fixes.count && !ended {
             ended = true
             endedNow = true
         }
         cursorLock.unlock()
-        for item in due {
-            switch item {
-            case .sample(let s): sink?(s)
-            case .fix(let fix): locationSink?(fix)
+        if dueFixes.isEmpty {
+            if let sink { for sample in samples { sink(sample) } }
+        } else {
+            // In time order: each fix after the samples that played before it.
+            var next = 0
+            for (after, fix) in dueFixes {
+                while next < after { sink?(samples[next]); next += 1 }
+                locationSink?(fix)
             }
+            while next < samples.count { sink?(samples[next]); next += 1 }
         }
+        samples.removeAll(keepingCapacity: true)
+        dueFixes.removeAll(keepingCapacity: true)
+        dueSamples = samples
+        self.dueFixes = dueFixes
         if endedNow { events?(.endOfData) }
-    }
-
-    /// A sample or fix played by ``emitDue(until:)``, to hand over.
-    private enum Due {
-        case sample(SensorSample)
-        case fix(TimedLocation)
     }
 
     /// The clock time of the next sample or fix, if any.

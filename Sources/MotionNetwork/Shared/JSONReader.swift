@@ -271,55 +271,56 @@ struct JSONReader<Failure: JSONReadFailure> {
         var negative = false
         if i < n && p[i] == 0x2D { negative = true; i += 1 }
         let intStart = i
-        var significand: UInt64 = 0
-        var kept = 0  // significant digits in `significand`
-        var exponent = 0
-        var dropped = false  // a non-zero digit beyond the 19th
-        while i < n {
-            let d = p[i] &- 0x30
-            if d > 9 { break }
-            if kept < 19 {
-                if significand != 0 || d != 0 {
-                    significand = significand &* 10 &+ UInt64(d)
-                    kept += 1
-                }
-            } else {
-                exponent += 1
-                if d != 0 { dropped = true }
-            }
-            i += 1
-        }
-        let intDigits = i - intStart
+        var number = GatheredDigits()
+        let intDigits = gatherDigits(into: &number, inFraction: false)
         guard intDigits > 0 else { throw fail(i == start ? "a value" : "a digit") }
         if intDigits > 1 && p[intStart] == 0x30 { throw fail("no leading zero", at: intStart + 1) }
         if i < n && p[i] == 0x2E {
             i += 1
-            let fractionStart = i
-            while i < n {
-                let d = p[i] &- 0x30
-                if d > 9 { break }
-                if kept < 19 {
-                    if significand != 0 || d != 0 {
-                        significand = significand &* 10 &+ UInt64(d)
-                        kept += 1
-                    }
-                    exponent -= 1
-                } else if d != 0 {
-                    dropped = true
-                }
-                i += 1
-            }
-            guard i > fractionStart else { throw fail("a digit after '.'") }
+            guard gatherDigits(into: &number, inFraction: true) > 0 else { throw fail("a digit after '.'") }
         }
         if i < n && (p[i] | 0x20) == 0x65 {
             i += 1
             if i < n && (p[i] == 0x2B || p[i] == 0x2D) { i += 1 }
             guard digits() > 0 else { throw fail("a digit in the exponent") }
-        } else if !dropped, let value = DecimalParser.value(significand: significand, decimalExponent: exponent) {
+        } else if !number.dropped,
+                  let value = DecimalParser.value(significand: number.significand, decimalExponent: number.exponent) {
             return negative ? -value : value
         }
         guard let value = DecimalParser.parseDouble(p, start, i) else { throw fail("a number", at: start) }
         return value
+    }
+
+    /// A decimal significand gathered digit by digit: at most 19 significant digits kept, the exponent of
+    /// its last digit, and whether a non-zero digit was dropped beyond the 19th.
+    struct GatheredDigits {
+        var significand: UInt64 = 0
+        var kept = 0
+        var exponent = 0
+        var dropped = false
+    }
+
+    /// Reads a run of digits into `number` (a fraction's kept digits lower its exponent, an integer part's
+    /// dropped digits raise it); returns the run's length.
+    @inline(__always)
+    private mutating func gatherDigits(into number: inout GatheredDigits, inFraction: Bool) -> Int {
+        let runStart = i
+        while i < n {
+            let d = p[i] &- 0x30
+            if d > 9 { break }
+            if number.kept < 19 {
+                if number.significand != 0 || d != 0 {
+                    number.significand = number.significand &* 10 &+ UInt64(d)
+                    number.kept += 1
+                }
+                if inFraction { number.exponent -= 1 }
+            } else {
+                if !inFraction { number.exponent += 1 }
+                if d != 0 { number.dropped = true }
+            }
+            i += 1
+        }
+        return i - runStart
     }
 
     @inline(__always)

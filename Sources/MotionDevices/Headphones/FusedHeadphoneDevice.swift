@@ -10,7 +10,7 @@ import MotionEngine
 /// The IMU runs at 100 Hz (or the nearest rate it offers) while the headphones have a listener; a fresh
 /// filter starts each time. Connection follows its samples (``LiveHeadphoneDevice``'s rule); a lost
 /// accelerometer or gyroscope disconnects at once, the end of a recording too.
-public final class FusedHeadphoneDevice: HeadphoneDevice, @unchecked Sendable {
+public final class FusedHeadphoneDevice: HeadphoneDevice, @unchecked Sendable {  // @unchecked: `estimator` and `running` are guarded by `lock`; the rest are `let`s of Sendable types
     /// The raw IMU.
     public let imu: any MotionDevice
     private let live: LiveHeadphoneDevice

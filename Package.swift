@@ -16,6 +16,9 @@ func withDevices(_ name: String, _ package: String) -> Target.Dependency {
 /// GRDB (SQLite), guarded by `SQLiteHistory` in the same way.
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["SQLiteHistory"]))
 
+/// The PostgreSQL history (postgres-nio), guarded by `PostgresHistory` in the same way.
+let postgresHistory = Target.Dependency.target(name: "MotionHistoryPostgres", condition: .when(traits: ["PostgresHistory"]))
+
 let package = Package(
     name: "swift-core-motion",
     platforms: [.macOS(.v15)],
@@ -59,7 +62,11 @@ let package = Package(
             name: "SQLiteHistory",
             description: "Keep motion history in process in SQLite (GRDB); without it a process's own history is unavailable (coremotiond keeps it)."
         ),
-        .default(enabledTraits: ["InProcessDevices", "SQLiteHistory"]),
+        .trait(
+            name: "PostgresHistory",
+            description: "Keep motion history in a PostgreSQL database shared by many machines (COREMOTION_HISTORY=postgres://…, coremotiond --history postgres://…)."
+        ),
+        .default(enabledTraits: ["InProcessDevices", "SQLiteHistory", "PostgresHistory"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -67,6 +74,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        // The PostgreSQL history (MotionHistoryPostgres).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
         // NIOHTTPTypes: the Sensor Logger receiver's connection guard sees Hummingbird's HTTP parts (already a
         // dependency of Hummingbird).
@@ -145,6 +154,18 @@ let package = Package(
             dependencies: ["MotionSamples", grdb],
             swiftSettings: strict
         ),
+        // Layer 5: the same history in PostgreSQL, shared by many machines and ingest nodes.
+        .target(
+            name: "MotionHistoryPostgres",
+            dependencies: [
+                "MotionHistory", "MotionSamples",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         // Layer 4 boundary: the one client interface the API talks to (value types, subscriptions, queue
         // delivery), with two implementations: the in-process service and the connection to `coremotiond`.
         .target(
@@ -168,7 +189,7 @@ let package = Package(
         .target(
             name: "MotionService",
             dependencies: [
-                "MotionClient", "MotionSamples", "MotionEngine", "MotionHistory",
+                "MotionClient", "MotionSamples", "MotionEngine", "MotionHistory", postgresHistory,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
@@ -321,6 +342,12 @@ let package = Package(
         .testTarget(
             name: "MotionHistoryTests",
             dependencies: ["MotionHistory", "MotionSimulator", "TestSupport", grdb],
+            swiftSettings: strict
+        ),
+        // One suite of history behaviour, run on the SQLite store and on PostgreSQL (COREMOTION_TEST_POSTGRES).
+        .testTarget(
+            name: "HistoryBehaviourTests",
+            dependencies: ["MotionHistory", "MotionSamples", "TestSupport", postgresHistory],
             swiftSettings: strict
         ),
         .testTarget(

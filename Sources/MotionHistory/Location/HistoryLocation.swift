@@ -1,11 +1,14 @@
 import Foundation
 
-/// Where the history lives: a SQLite file, or memory (nothing survives the process).
+/// Where the history lives: a SQLite file, memory (nothing survives the process), or a PostgreSQL server.
 ///
 /// ``fromEnvironment(_:)`` resolves the documented location:
 /// - `COREMOTION_HISTORY=/path/to/file.sqlite`: that file (a leading `~/` is the home folder; a relative
 ///   path is taken from the current directory);
 /// - `COREMOTION_HISTORY=memory` (or `none`): an in-memory store;
+/// - `COREMOTION_HISTORY=postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE` (or `postgresql://`, with
+///   `?host=/socket/folder` for a Unix socket): a PostgreSQL database shared by many machines
+///   (`MotionHistoryPostgres`, built with the package trait `PostgresHistory`);
 /// - unset or empty: `$XDG_DATA_HOME/coremotion/history.sqlite` when `XDG_DATA_HOME` is an absolute
 ///   path, otherwise `~/.local/share/coremotion/history.sqlite`.
 public enum HistoryLocation: Sendable, Hashable, CustomStringConvertible {
@@ -13,6 +16,8 @@ public enum HistoryLocation: Sendable, Hashable, CustomStringConvertible {
     case file(URL)
     /// An in-memory database, private to one ``HistoryStore``.
     case inMemory
+    /// A PostgreSQL database (`postgres://` or `postgresql://` URL).
+    case postgres(URL)
 
     /// The environment variable that overrides the location.
     public static let environmentVariable = "COREMOTION_HISTORY"
@@ -29,7 +34,9 @@ public enum HistoryLocation: Sendable, Hashable, CustomStringConvertible {
         if let value = environment[environmentVariable]?.trimmingCharacters(in: .whitespaces), !value.isEmpty {
             switch value.lowercased() {
             case "memory", "none", ":memory:": return .inMemory
-            default: return .file(resolve(path: value, environment: environment))
+            default:
+                if let server = try postgres(value) { return server }
+                return .file(resolve(path: value, environment: environment))
             }
         }
         return .file(try defaultFile(environment))
@@ -55,7 +62,39 @@ public enum HistoryLocation: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .file(let url): url.path
         case .inMemory: "memory"
+        case .postgres(let url): Self.withoutPassword(url)
         }
+    }
+
+    /// A PostgreSQL location from a `postgres://` or `postgresql://` URL; `nil` for any other text.
+    ///
+    /// - Throws: ``HistoryError/invalidServerURL(_:reason:)`` for such a URL without a database name or
+    ///   that does not parse.
+    public static func postgres(_ text: String) throws -> HistoryLocation? {
+        let lowered = text.lowercased()
+        guard lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") else { return nil }
+        let shown = LogSafeText.logSafe(redactPassword(text), limit: 1024)
+        guard let url = URL(string: text), url.scheme != nil else {
+            throw HistoryError.invalidServerURL(shown, reason: "not a URL")
+        }
+        let database = url.path.hasPrefix("/") ? String(url.path.dropFirst()) : url.path
+        guard !database.isEmpty, !database.contains("/") else {
+            throw HistoryError.invalidServerURL(shown, reason: "no database name (postgres://USER@HOST:PORT/DATABASE)")
+        }
+        return .postgres(url)
+    }
+
+    /// The URL as text with its password replaced by `***`.
+    static func withoutPassword(_ url: URL) -> String {
+        redactPassword(url.absoluteString)
+    }
+
+    private static func redactPassword(_ text: String) -> String {
+        // scheme://user:password@host... → scheme://user:***@host...
+        guard let schemeEnd = text.range(of: "://"), let at = text[schemeEnd.upperBound...].firstIndex(of: "@"),
+              let colon = text[schemeEnd.upperBound..<at].firstIndex(of: ":")
+        else { return text }
+        return String(text[..<text.index(after: colon)]) + "***" + String(text[at...])
     }
 
     private static func homeFolder(_ environment: [String: String]) -> String? {

@@ -36,6 +36,14 @@ public enum HistoryError: Error, Sendable, Hashable, CustomStringConvertible {
     /// This build has no SQLite: the package was built without its trait `SQLiteHistory` (an app that only
     /// talks to `coremotiond`, whose history the daemon keeps).
     case builtWithoutSQLite
+    /// A `postgres://` history URL that cannot be used (shown without its password).
+    case invalidServerURL(String, reason: String)
+    /// A PostgreSQL history in a build without the package trait `PostgresHistory`, or opened with the
+    /// SQLite store.
+    case builtWithoutPostgres(location: String)
+    /// The PostgreSQL server refused or failed an operation, or could not be reached; `location` is the URL
+    /// without its password.
+    case serverFailure(location: String, operation: String, reason: String)
 
     /// The message, with every path, reason and name escaped for a log line (`LogSafeText`).
     public var description: String {
@@ -72,6 +80,12 @@ public enum HistoryError: Error, Sendable, Hashable, CustomStringConvertible {
             "history store '\(location.logSafePath)' is closed"
         case .builtWithoutSQLite:
             "no history in this process: swift-core-motion was built without its SQLiteHistory trait (add it to the package's traits: to keep history in process)"
+        case .invalidServerURL(let url, let reason):
+            "history URL '\(url)': \(reason)"
+        case .builtWithoutPostgres(let location):
+            "history '\(location.logSafePath)' is a PostgreSQL database, but swift-core-motion was built without its PostgresHistory trait"
+        case .serverFailure(let location, let operation, let reason):
+            "history database '\(location.logSafePath)': \(operation) failed: \(reason.logSafeReason)"
         }
     }
 }

@@ -42,6 +42,9 @@ extension HistoryStore {
             try db.execute(sql: "PRAGMA journal_size_limit = \(journalSizeLimit)")
         }
         switch configuration.location {
+        case .postgres:
+            // PostgresHistoryStore (MotionHistoryPostgres) opens these; HistoryStorageOpener chooses.
+            throw HistoryError.builtWithoutPostgres(location: configuration.location.description)
         case .inMemory:
             let queue = try DatabaseQueue(configuration: grdb)
             try prepareSchema(queue, path: "memory")

@@ -1,6 +1,9 @@
 import Foundation
 import MotionHistory
 import MotionSamples
+#if PostgresHistory
+import MotionHistoryPostgres
+#endif
 
 /// How a service opens its history.
 public struct HistorySettings: Sendable {
@@ -28,7 +31,7 @@ public struct HistorySettings: Sendable {
 
 enum HistoryState {
     case closed
-    case open(HistoryStore)
+    case open(any HistoryStorage)
     case failed(String)
 }
 
@@ -36,7 +39,7 @@ extension MotionService {
     /// The history store, opened on first use at the location given to the service (or chosen by
     /// `COREMOTION_HISTORY`). `nil` when it cannot be opened; the reason is logged once and kept in
     /// ``historyProblem``.
-    public var history: HistoryStore? {
+    public var history: (any HistoryStorage)? {
         historyLock.lock()
         defer { historyLock.unlock() }
         switch historyState {
@@ -54,7 +57,7 @@ extension MotionService {
                     observer?(notice)
                 }
                 configuration.damagedFilePolicy = historySettings.damagedFilePolicy
-                let store = try HistoryStore(configuration: configuration)
+                let store = try Self.openHistory(configuration)
                 historyState = .open(store)
                 return store
             } catch {
@@ -66,6 +69,19 @@ extension MotionService {
                 return nil
             }
         }
+    }
+
+    /// Opens the store for the configuration's location: the SQLite store for a file or memory, the
+    /// PostgreSQL store for a `postgres://` URL (package trait `PostgresHistory`).
+    public static func openHistory(_ configuration: HistoryConfiguration) throws -> any HistoryStorage {
+        if case .postgres = configuration.location {
+            #if PostgresHistory
+            return try PostgresHistoryStore(configuration: configuration)
+            #else
+            throw HistoryError.builtWithoutPostgres(location: configuration.location.description)
+            #endif
+        }
+        return try HistoryStore(configuration: configuration)
     }
 
     /// Why the history could not be opened, if it could not.

@@ -260,7 +260,7 @@ let package = Package(
         .executableTarget(
             name: "CoreMotionDaemon",
             dependencies: [
-                "MotionDaemon", "MotionService", "MotionDevices", "MotionSystemd", "MotionAuthorization",
+                "MotionDaemon", "MotionService", "MotionDevices", "MotionHistory", "MotionSystemd", "MotionAuthorization",
                 withDevices("ArgumentParser", "swift-argument-parser"),
                 withDevices("ServiceLifecycle", "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -292,7 +292,7 @@ let package = Package(
             dependencies: [
                 "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionNetwork", "MotionEngine",
                 "MotionEvaluation", "MotionEmulation", "MotionService", "MotionDevices", "CoreMotion", "MotionDaemonClient", "MotionSystemd", "MotionAuthorization", "MotionLiveView",
-                "MotionLiveViewProtocol",
+                "MotionLiveViewProtocol", "MotionHistory",
                 withDevices("ArgumentParser", "swift-argument-parser"),
             ],
             resources: [.copy("Resources")],

@@ -26,7 +26,7 @@ struct CoreMotionCommand: AsyncParsableCommand {
         AltitudeCommand.self,
         ActivityCommand.self, TrainActivityCommand.self,
         DevicesCommand.self,
-        ServiceCommand.self, PermissionsCommand.self,
+        ServiceCommand.self, PermissionsCommand.self, HistoryCommand.self,
         IIOEmulateCommand.self, PhoneEmulateCommand.self,
         FuseCommand.self,
         EvaluateCommand.self,

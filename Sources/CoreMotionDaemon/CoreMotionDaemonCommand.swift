@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MotionDaemon
 import MotionDevices
+import MotionHistory
 import MotionService
 import ServiceLifecycle
 
@@ -38,7 +39,7 @@ struct CoreMotionDaemonCommand: AsyncParsableCommand {
     @Option(help: "The socket to listen on (ignored when systemd passes one).")
     var socket: String?
 
-    @Option(help: "The history file (SQLite).")
+    @Option(help: "The history: a SQLite file, or a PostgreSQL database shared by many machines (postgres://USER@HOST:PORT/DB, postgres://USER@localhost/DB?host=/run/postgresql).")
     var history: String?
 
     @Option(help: "The file of per-user, per-app authorization decisions.")
@@ -98,6 +99,7 @@ struct CoreMotionDaemonCommand: AsyncParsableCommand {
         }
         if let socket { configuration.socketPath = socket }
         if let history {
+            do { _ = try HistoryLocation.postgres(history) } catch { throw ValidationError("--history: \(error)") }
             configuration.historyPath = history
         } else if let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !state.isEmpty {
             // systemd's StateDirectory= (the unit's hardening makes everything else read-only).

@@ -1,5 +1,6 @@
 import Foundation
 import MotionDevices
+import MotionHistory
 import MotionService
 
 /// How a `coremotiond` runs.
@@ -19,8 +20,21 @@ public struct DaemonConfiguration: Sendable {
     public var headphoneDevice: HeadphoneDeviceSpecification = .none
     /// Where clients connect.
     public var socketPath: String
-    /// The history file (SQLite).
+    /// The history: a SQLite file, or a `postgres://USER@HOST:PORT/DB` URL (a database many machines share).
     public var historyPath: String
+
+    /// Where the history lives: a PostgreSQL database when ``historyPath`` is a `postgres://` or
+    /// `postgresql://` URL, otherwise that SQLite file.
+    ///
+    /// - Throws: ``MotionHistory/HistoryError/invalidServerURL(_:reason:)`` for an unusable URL.
+    public func historyLocation() throws -> HistoryLocation {
+        try HistoryLocation.postgres(historyPath) ?? .file(URL(fileURLWithPath: historyPath))
+    }
+
+    /// The history's location for messages and `service status` (a URL without its password).
+    public var historyDescription: String {
+        (try? historyLocation().description) ?? "(an invalid history URL)"
+    }
     /// Where per-user, per-app decisions are kept (`nil`: in memory).
     public var permissionsPath: String?
     /// The administrator's policy file.

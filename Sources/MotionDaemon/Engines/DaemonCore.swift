@@ -70,7 +70,7 @@ public final class DaemonCore: Sendable {
         let observer = HistoryObserver()
         let service = MotionService(
             device: device, keepsCalibration: configuration.device.isMachineHardware,
-            history: .file(URL(fileURLWithPath: configuration.historyPath)),
+            history: (try? configuration.historyLocation()) ?? .file(URL(fileURLWithPath: configuration.historyPath)),
             historySettings: HistorySettings(damagedFilePolicy: .moveAside, queriesEveryDevice: true, observer: { notice in observer.take(notice) }),
             headphones: headphones, authorization: .authorized)
         do {
@@ -92,7 +92,7 @@ public final class DaemonCore: Sendable {
     public func startRecording() {
         state.withLockedValue { $0.recording = true }
         if service.history == nil {
-            logger.error("the history at \(configuration.historyPath) cannot be opened (\(service.historyProblem ?? "?")); live data only")
+            logger.error("the history at \(configuration.historyDescription) cannot be opened (\(service.historyProblem ?? "?")); live data only")
         }
         startRecorders()
         logger.notice("recording on \(service.device.name.logSafe): sensors \(service.device.sensors.keys.map(\.rawValue).sorted().joined(separator: ", "))")

@@ -114,7 +114,7 @@ public struct DaemonStatusReport: Codable, Sendable, Hashable {
                 streams: session.openStreams.map { Stream(kind: $0.label, interval: $0.interval) }.sorted { $0.kind < $1.kind },
                 waiting: figures.waiting, sent: figures.sent, dropped: figures.dropped)
         }.sorted { ($0.pid, $0.app) < ($1.pid, $1.app) }
-        var history = History(path: core.configuration.historyPath)
+        var history = History(path: core.configuration.historyDescription)
         if let store = service.history {
             if let stats = try? store.statistics() {
                 history.bytes = stats.databaseBytes

@@ -108,6 +108,45 @@ extension HistoryStore {
         }
     }
 
+    /// Every source of the file with the span of its records, its stored steps and its recorded
+    /// accelerometer samples (`coremotion history devices`).
+    public func devices() throws -> [HistoryDeviceSummary] {
+        try flushBeforeQuery()
+        do {
+            return try database.read { db in
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT s.name,
+                            (SELECT MIN(lo) FROM (
+                                SELECT MIN(minute * 60000 + first_offset_milliseconds) / 1000.0 AS lo FROM step_minute WHERE source = s.id
+                                UNION ALL SELECT MIN(date) FROM floor_change WHERE source = s.id
+                                UNION ALL SELECT MIN(date) FROM pedometer_transition WHERE source = s.id
+                                UNION ALL SELECT MIN(start) FROM activity_segment WHERE source = s.id
+                                UNION ALL SELECT MIN(start_microseconds) / 1000000.0 FROM accelerometer_chunk WHERE source = s.id)),
+                            (SELECT MAX(hi) FROM (
+                                SELECT MAX(minute * 60000 + last_offset_milliseconds) / 1000.0 AS hi FROM step_minute WHERE source = s.id
+                                UNION ALL SELECT MAX(date) FROM floor_change WHERE source = s.id
+                                UNION ALL SELECT MAX(date) FROM pedometer_transition WHERE source = s.id
+                                UNION ALL SELECT MAX(start) FROM activity_segment WHERE source = s.id
+                                UNION ALL SELECT MAX(end_microseconds) / 1000000.0 FROM accelerometer_chunk WHERE source = s.id)),
+                            (SELECT COALESCE(SUM(step_count), 0) FROM step_minute WHERE source = s.id),
+                            (SELECT COALESCE(SUM(sample_count), 0) FROM accelerometer_chunk WHERE source = s.id)
+                        FROM source s ORDER BY s.name
+                        """)
+                return rows.map { row in
+                    let samples: Int = row[4]
+                    return HistoryDeviceSummary(
+                        id: row[0], first: (row[1] as Double?).map(Date.init(timeIntervalSince1970:)),
+                        last: (row[2] as Double?).map(Date.init(timeIntervalSince1970:)),
+                        samples: samples > 0 ? ["accelerometer": samples] : [:], steps: row[3])
+                }
+            }
+        } catch {
+            throw mapError(error, operation: "listing the devices")
+        }
+    }
+
     /// The dates of the oldest and the newest record of any kind and any source, or `nil` for an empty
     /// history (`coremotion service status`).
     public func recordSpan() throws -> ClosedRange<Date>? {

@@ -41,6 +41,8 @@ public protocol HistoryStorage: AnyObject, Sendable {
     func recordSpan() throws -> ClosedRange<Date>?
     /// What the store holds (record counts and bytes on disk), for tools and measurements.
     func statistics() throws -> HistoryStatistics
+    /// Every device the store answers for, with its span and counts, sorted by id.
+    func devices() throws -> [HistoryDeviceSummary]
     /// Activity segments overlapping the interval, oldest first, clipped to it.
     func activities(from start: Date, to end: Date, source: String?) throws -> [ActivitySegment]
     /// Recorded accelerometer samples in the interval, oldest first, with their identifiers.

@@ -51,6 +51,7 @@ public final class HistoryStore: Sendable {
     public func latestRecordDate(source: String) throws -> Date? { throw HistoryError.builtWithoutSQLite }
     public func recordSpan() throws -> ClosedRange<Date>? { throw HistoryError.builtWithoutSQLite }
     public func statistics() throws -> HistoryStatistics { throw HistoryError.builtWithoutSQLite }
+    public func devices() throws -> [HistoryDeviceSummary] { throw HistoryError.builtWithoutSQLite }
     public func activities(from start: Date, to end: Date, source: String?) throws -> [ActivitySegment] {
         throw HistoryError.builtWithoutSQLite
     }

@@ -84,6 +84,19 @@ extension MotionService {
         return try HistoryStore(configuration: configuration)
     }
 
+    /// Opens the store for a tool that reads every device in it (`coremotion history`): a PostgreSQL
+    /// database answers for every machine and phone, not only this machine's devices.
+    public static func openHistoryForTools(_ configuration: HistoryConfiguration) throws -> any HistoryStorage {
+        if case .postgres = configuration.location {
+            #if PostgresHistory
+            return try PostgresHistoryStore(configuration: configuration)  // FIXME: every device's prefix
+            #else
+            throw HistoryError.builtWithoutPostgres(location: configuration.location.description)
+            #endif
+        }
+        return try HistoryStore(configuration: configuration)
+    }
+
     /// Why the history could not be opened, if it could not.
     public var historyProblem: String? {
         _ = history

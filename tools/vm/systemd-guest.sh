@@ -128,7 +128,8 @@ if [ -n "$debfile" ]; then
     expected="/usr/lib/coremotion/coremotion /usr/lib/coremotion/coremotiond /usr/bin/coremotion /usr/bin/coremotiond
         $units/coremotiond.socket $units/coremotiond.service $user_units/coremotiond.socket $user_units/coremotiond.service
         /usr/lib/sysusers.d/coremotion.conf /usr/lib/tmpfiles.d/coremotion.conf /usr/lib/udev/rules.d/60-coremotion-iio.rules
-        /usr/share/man/man1/coremotion.1.gz /usr/share/doc/coremotion/copyright"
+        /usr/share/man/man1/coremotion.1.gz /usr/share/doc/coremotion/copyright
+        /usr/share/bash-completion/completions/coremotion /usr/share/zsh/vendor-completions/_coremotiond"
 else
     expected="$units/coremotiond.socket $units/coremotiond.service /etc/sysusers.d/coremotion.conf"
 fi
@@ -153,6 +154,20 @@ else
         systemctl reset-failed coremotiond.service; systemctl restart coremotiond.service
         wait_for 60 active
         info "with the resource bundles the service is $(svc ActiveState)"
+    fi
+fi
+# The installed executables say the release's version, and bash completes their subcommands from the
+# packaged completion script (what bash-completion loads when the user presses Tab).
+if [ -n "$debfile" ]; then
+    v_cli=$(/usr/bin/coremotion --version 2>&1); v_daemon=$(/usr/bin/coremotiond --version 2>&1)
+    deb_version=$(dpkg-query -W -f='${Version}' coremotion 2>/dev/null)
+    completed=$(bash -c 'source /usr/share/bash-completion/completions/coremotion 2>/dev/null
+        COMP_WORDS=(coremotion hist); COMP_CWORD=1; COMP_LINE="coremotion hist"; COMP_POINT=${#COMP_LINE}
+        _coremotion 2>/dev/null; echo "${COMPREPLY[*]}"')
+    if [ -n "$v_cli" ] && [ "$v_cli" = "$v_daemon" ] && [ "${deb_version#"$v_cli"}" != "$deb_version" ] && [ "$completed" = history ]; then
+        pass version-and-completion "coremotion --version and coremotiond --version say $v_cli (package $deb_version); bash completes 'coremotion hist' to '$completed'"
+    else
+        fail version-and-completion "coremotion --version '$v_cli', coremotiond --version '$v_daemon', package '$deb_version'; bash completes 'coremotion hist' to '$completed'"
     fi
 fi
 [ "$stop_after" = install ] && { echo "$passed passed, $failed failed"; exit 0; }

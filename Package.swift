@@ -41,6 +41,8 @@ let package = Package(
         .library(name: "MotionDaemon", targets: ["MotionDaemon"]),
         .library(name: "MotionProtocol", targets: ["MotionProtocol"]),
         // `coremotion view`'s page↔server messages, for its fuzzer.
+        // Raw pushes of ingest nodes and their spool (also for the fuzzers).
+        .library(name: "MotionIngest", targets: ["MotionIngest"]),
         .library(name: "MotionLiveViewProtocol", targets: ["MotionLiveViewProtocol"]),
         .executable(name: "coremotion", targets: ["CoreMotionCLI"]),
         // The motion coprocessor as a Linux system service.
@@ -154,11 +156,18 @@ let package = Package(
             dependencies: ["MotionSamples", grdb],
             swiftSettings: strict
         ),
+        // Layer 5: what ingest nodes store for phones: raw pushes and the local spool that keeps them while the
+        // database is away. No database here: the PostgreSQL history stores them (RawPushStorage).
+        .target(
+            name: "MotionIngest",
+            dependencies: ["MotionSamples", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            swiftSettings: strict
+        ),
         // Layer 5: the same history in PostgreSQL, shared by many machines and ingest nodes.
         .target(
             name: "MotionHistoryPostgres",
             dependencies: [
-                "MotionHistory", "MotionSamples",
+                "MotionHistory", "MotionIngest", "MotionSamples",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -342,6 +351,11 @@ let package = Package(
         .testTarget(
             name: "MotionHistoryTests",
             dependencies: ["MotionHistory", "MotionSimulator", "TestSupport", grdb],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "MotionIngestTests",
+            dependencies: ["MotionIngest"],
             swiftSettings: strict
         ),
         // One suite of history behaviour, run on the SQLite store and on PostgreSQL (COREMOTION_TEST_POSTGRES).

@@ -57,6 +57,12 @@ let package = Package(
             ],
             swiftSettings: fuzzTarget
         ),
+        // An ingest node's spool files: framing and records (MotionIngest).
+        .executableTarget(
+            name: "PushSpoolFuzzer",
+            dependencies: ["FuzzSupport", .product(name: "MotionIngest", package: "swift-core-motion")],
+            swiftSettings: fuzzTarget
+        ),
         // The Sensor Logger receiver's judgement of a request's `Host` and `Origin` headers (loopback by address).
         .executableTarget(
             name: "ReceiverAddressFuzzer",

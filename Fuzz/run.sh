@@ -5,7 +5,7 @@
 #
 #     Fuzz/run.sh [SECONDS]          from anywhere; CI runs `Fuzz/run.sh 30`
 #
-# Environment: FUZZ_TARGETS (default "ClientFrame DaemonFrame PhyphoxGet PhyphoxConfig SensorServerMessage SensorLoggerPush PageCommand ReceiverAddress") picks the targets; FUZZ_ARGS adds libFuzzer
+# Environment: FUZZ_TARGETS (default "ClientFrame DaemonFrame PhyphoxGet PhyphoxConfig SensorServerMessage SensorLoggerPush PageCommand ReceiverAddress PushSpool") picks the targets; FUZZ_ARGS adds libFuzzer
 # options (e.g. FUZZ_ARGS="-jobs=2 -workers=2"); TMPDIR is where the work folder goes.
 set -euo pipefail
 
@@ -14,7 +14,7 @@ case "$seconds" in
     '' | *[!0-9]*) echo "usage: $0 [SECONDS]  (whole seconds per fuzzer, default 30)" >&2; exit 2 ;;
 esac
 fuzz=$(cd "$(dirname "$0")" && pwd)
-targets=${FUZZ_TARGETS:-ClientFrame DaemonFrame PhyphoxGet PhyphoxConfig SensorServerMessage SensorLoggerPush PageCommand ReceiverAddress}
+targets=${FUZZ_TARGETS:-ClientFrame DaemonFrame PhyphoxGet PhyphoxConfig SensorServerMessage SensorLoggerPush PageCommand ReceiverAddress PushSpool}
 if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then export PATH=/opt/swift/usr/bin:$PATH; fi
 
 start=$(date +%s)

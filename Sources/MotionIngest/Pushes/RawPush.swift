@@ -1,0 +1,69 @@
+import Foundation
+
+/// One push of raw readings from a phone, as an ingest node stores it: every reading of every sensor the
+/// phone sent, with the push's identity, so that a retried or duplicated push is stored once.
+///
+/// Values keep the sender's units (Sensor Logger: m/s² for the accelerometer, rad/s, µT, hPa, degrees).
+public struct RawPush: Sendable, Hashable {
+    /// The phone's stable id (Sensor Logger's `deviceId`); the store's device name.
+    public var device: String
+    /// The recording the push belongs to (Sensor Logger's `sessionId`), or `""`.
+    public var session: String
+    /// The push's number within its session (Sensor Logger's `messageId`).
+    public var messageID: Int64
+    /// When the node received it.
+    public var receivedAt: Date
+    /// The readings, one series per sensor and field list.
+    public var series: [RawSeries]
+
+    public init(device: String, session: String, messageID: Int64, receivedAt: Date, series: [RawSeries]) {
+        self.device = device
+        self.session = session
+        self.messageID = messageID
+        self.receivedAt = receivedAt
+        self.series = series
+    }
+
+    /// Readings in the push, all series together.
+    public var readingCount: Int { series.reduce(0) { $0 + $1.count } }
+}
+
+/// The readings of one sensor in a push: times and, per reading, one value per field.
+public struct RawSeries: Sendable, Hashable {
+    /// The sensor as the sender names it (`accelerometer`, `gyroscope`, `magnetometer`, `barometer`, …).
+    public var sensor: String
+    /// The names of the value fields, in order (`["x", "y", "z"]`).
+    public var fields: [String]
+    /// Reading times, microseconds since 1970, in the order received.
+    public var microseconds: [Int64]
+    /// `fields.count` values per reading, reading after reading.
+    public var values: [Double]
+
+    public init(sensor: String, fields: [String], microseconds: [Int64], values: [Double]) {
+        self.sensor = sensor
+        self.fields = fields
+        self.microseconds = microseconds
+        self.values = values
+    }
+
+    /// Readings in the series.
+    public var count: Int { microseconds.count }
+
+    /// Whether the shape is consistent: one value per field and reading, names within the store's limits.
+    public var isWellFormed: Bool {
+        !sensor.isEmpty && sensor.utf8.count <= 255 && !fields.isEmpty && fields.count <= 32
+            && fields.allSatisfy { !$0.isEmpty && $0.utf8.count <= 64 }
+            && values.count == microseconds.count * fields.count
+    }
+}
+
+/// A store that keeps raw pushes durably (the PostgreSQL history; an ingest node's spool in front of it).
+public protocol RawPushStorage: AnyObject, Sendable {
+    /// Stores the push in one transaction: its readings, the device's counters and its receipt.
+    ///
+    /// - Returns: `false` when a push with the same device, session and message id was stored before (by
+    ///   this node or another): nothing is stored again.
+    /// - Throws: when the push could not be made durable (the caller keeps it elsewhere or asks the sender to
+    ///   resend).
+    func store(_ push: RawPush, node: String) throws -> Bool
+}

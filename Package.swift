@@ -40,9 +40,9 @@ let package = Package(
         .library(name: "MotionDaemonClient", targets: ["MotionDaemonClient"]),
         .library(name: "MotionDaemon", targets: ["MotionDaemon"]),
         .library(name: "MotionProtocol", targets: ["MotionProtocol"]),
-        // `coremotion view`'s page↔server messages, for its fuzzer.
         // Raw pushes of ingest nodes and their spool (also for the fuzzers).
         .library(name: "MotionIngest", targets: ["MotionIngest"]),
+        // `coremotion view`'s page↔server messages, for its fuzzer.
         .library(name: "MotionLiveViewProtocol", targets: ["MotionLiveViewProtocol"]),
         .executable(name: "coremotion", targets: ["CoreMotionCLI"]),
         // The motion coprocessor as a Linux system service.
@@ -226,7 +226,7 @@ let package = Package(
             name: "MotionDaemon",
             dependencies: [
                 "MotionService", "MotionDevices", "MotionProtocol", "MotionAuthorization", "MotionClient", "MotionSamples",
-                "MotionHistory",
+                "MotionHistory", "MotionIngest", "MotionNetwork",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -9,6 +9,8 @@ final class MemoryPushStore: RawPushStorage {
     var stored: [RawPush] { state.withLock { Array($0.pushes.values) }.sorted { $0.messageID < $1.messageID } }
     func fail(after count: Int?) { state.withLock { $0.failAfter = count } }
 
+    func isReachable() -> Bool { state.withLock { $0.failAfter.map { $0 > 0 } ?? true } }
+
     func store(_ push: RawPush, node: String) throws -> Bool {
         try state.withLock { s in
             if let left = s.failAfter {

@@ -24,6 +24,14 @@ public struct RawPush: Sendable, Hashable {
         self.series = series
     }
 
+    /// Whether the store and the spool can keep it: a device id of 1…1024 bytes, a session of at most 256,
+    /// at most ``PushSpoolRecord/maximumSeries`` well-formed series of at most
+    /// ``PushSpoolRecord/maximumReadings`` readings.
+    public var isStorable: Bool {
+        (1...1024).contains(device.utf8.count) && session.utf8.count <= 256 && series.count <= PushSpoolRecord.maximumSeries
+            && series.allSatisfy { $0.isWellFormed && $0.count <= PushSpoolRecord.maximumReadings }
+    }
+
     /// Readings in the push, all series together.
     public var readingCount: Int { series.reduce(0) { $0 + $1.count } }
 }
@@ -66,4 +74,7 @@ public protocol RawPushStorage: AnyObject, Sendable {
     /// - Throws: when the push could not be made durable (the caller keeps it elsewhere or asks the sender to
     ///   resend).
     func store(_ push: RawPush, node: String) throws -> Bool
+
+    /// Whether the store answers now (a cheap round trip that stores nothing), within a few seconds.
+    func isReachable() -> Bool
 }

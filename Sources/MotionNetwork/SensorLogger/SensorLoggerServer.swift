@@ -47,6 +47,7 @@ public final class SensorLoggerServer: @unchecked Sendable {  // @unchecked: eve
     /// The thread the server's tasks run on (the shutdown runs there too).
     private var executor: DedicatedThreadExecutor?
     private var boundPort: Int?
+    private var keeper: PushKeeper?
 
     /// What the server answered so far.
     public struct Statistics: Sendable, Hashable {
@@ -93,6 +94,24 @@ public final class SensorLoggerServer: @unchecked Sendable {  // @unchecked: eve
     }
 
     deinit { task?.cancel() }
+
+    /// What an ingest node does with every accepted push before its answer goes out: keeps it durably (a
+    /// database, a local spool) and returns `nil`, or returns the reply the phone gets instead of 200 (503
+    /// when it cannot be kept, so that the phone keeps the push and sends it again).
+    public typealias PushKeeper = @Sendable (_ message: SensorLoggerMessage, _ arrival: TimeInterval) async -> SensorLoggerReply?
+
+    /// Sets the ``PushKeeper`` (before ``start()``): from then on a push is answered 200 only once it is kept.
+    public func keepPushes(with keeper: @escaping PushKeeper) {
+        lock.lock()
+        self.keeper = keeper
+        lock.unlock()
+    }
+
+    var pushKeeper: PushKeeper? {
+        lock.lock()
+        defer { lock.unlock() }
+        return keeper
+    }
 
     // MARK: Phones
 
@@ -197,10 +216,17 @@ public final class SensorLoggerServer: @unchecked Sendable {  // @unchecked: eve
     ///   - authorization: the `Authorization` header, if any.
     ///   - arrival: when the body arrived, on the device clock (default: now).
     public func receive(_ body: some Collection<UInt8>, authorization: String?, arrival: TimeInterval? = nil) -> SensorLoggerReply {
+        receiveMessage(body, authorization: authorization, arrival: arrival).reply
+    }
+
+    /// ``receive(_:authorization:arrival:)``, also returning the decoded push when it was accepted (200).
+    func receiveMessage(
+        _ body: some Collection<UInt8>, authorization: String?, arrival: TimeInterval? = nil
+    ) -> (reply: SensorLoggerReply, accepted: SensorLoggerMessage?) {
         let arrival = arrival ?? clock.now
         if let token = configuration.token {
             guard let authorization, Self.matches(authorization, token: token) else {
-                return refuse(SensorLoggerReply(status: 401, text: "missing or wrong token: set Sensor Logger's auth token to the receiver's token"), kind: "unauthorised")
+                return (refuse(SensorLoggerReply(status: 401, text: "missing or wrong token: set Sensor Logger's auth token to the receiver's token"), kind: "unauthorised"), nil)
             }
         }
         guard body.count <= SensorLoggerConfiguration.maximumBodySize else { return tooLarge() }
@@ -211,7 +237,7 @@ public final class SensorLoggerServer: @unchecked Sendable {  // @unchecked: eve
             lock.lock()
             stats.malformed[error.kind, default: 0] += 1
             lock.unlock()
-            return refuse(SensorLoggerReply(status: 400, text: "malformed push: \(error.description)"), kind: "malformed \(error.kind.rawValue)", detail: error.description)
+            return (refuse(SensorLoggerReply(status: 400, text: "malformed push: \(error.description)"), kind: "malformed \(error.kind.rawValue)", detail: error.description), nil)
         }
         let deviceId = message.deviceId ?? ""
         lock.lock()
@@ -223,7 +249,7 @@ public final class SensorLoggerServer: @unchecked Sendable {  // @unchecked: eve
             guard phonesById.count < maximumPhones || reserved else {
                 lock.unlock()
                 if expired > 0 { logExpired(expired) }
-                return refuse(SensorLoggerReply(status: 503, text: "too many phones (\(maximumPhones)) push to this receiver; a phone silent for \(Int(limits.phoneExpiry)) s is forgotten"), kind: "too many phones")
+                return (refuse(SensorLoggerReply(status: 503, text: "too many phones (\(maximumPhones)) push to this receiver; a phone silent for \(Int(limits.phoneExpiry)) s is forgotten"), kind: "too many phones"), nil)
             }
             // A phone some user asked for by id (device(following:)) keeps that device; the default device
             // follows the configured id, or else the first other phone.
@@ -265,7 +291,9 @@ public final class SensorLoggerServer: @unchecked Sendable {  // @unchecked: eve
         if firstHeld {
             logger.warning("Sensor Logger phone \(deviceId.logSafe): a push's time is far from this phone's clock: its readings are left out until several pushes in a row agree (a spoofed push, or the phone's clock was set); further ones, of any phone, are counted")
         }
-        return reply
+        // Kept by an ingest node also when held by the clock or a duplicate: raw readings keep the phone's own times, and
+        // the store recognises a push it has.
+        return (reply, reply.status == 200 ? message : nil)
     }
 
     /// Forgets phones silent for ``SensorLoggerLimits/phoneExpiry`` that nobody follows; returns how many.
@@ -493,9 +521,13 @@ struct PushResponder: HTTPResponder {
             return Self.text(reply.status, reply.text, close: true)
         }
         let arrival = server.clock.now
-        let reply = body.withUnsafeReadableBytes { bytes in
-            server.receive(UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count),
-                           authorization: request.headers[.authorization], arrival: arrival)
+        let (reply, accepted) = body.withUnsafeReadableBytes { bytes in
+            server.receiveMessage(UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count),
+                                  authorization: request.headers[.authorization], arrival: arrival)
+        }
+        // An ingest node answers 200 only once the push is kept (no lock is held here).
+        if let accepted, let keeper = server.pushKeeper, let refusal = await keeper(accepted, arrival) {
+            return Self.text(refusal.status, refusal.text)
         }
         return Self.text(reply.status, reply.text)
     }

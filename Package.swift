@@ -269,7 +269,7 @@ let package = Package(
         .executableTarget(
             name: "CoreMotionDaemon",
             dependencies: [
-                "MotionDaemon", "MotionService", "MotionDevices", "MotionHistory", "MotionSystemd", "MotionAuthorization",
+                "MotionDaemon", "MotionService", "MotionDevices", "MotionHistory", "MotionIngest", "MotionSamples", "MotionSystemd", "MotionAuthorization",
                 withDevices("ArgumentParser", "swift-argument-parser"),
                 withDevices("ServiceLifecycle", "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

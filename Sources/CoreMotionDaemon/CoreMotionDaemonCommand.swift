@@ -42,6 +42,15 @@ struct CoreMotionDaemonCommand: AsyncParsableCommand {
     @Option(help: "The history: a SQLite file, or a PostgreSQL database shared by many machines (postgres://USER@HOST:PORT/DB, postgres://USER@localhost/DB?host=/run/postgresql).")
     var history: String?
 
+    @Option(help: ArgumentHelp("Also run an ingest node: receive Sensor Logger pushes from many phones and keep every reading in the --history database (PostgreSQL), e.g. 'sensorlogger:0.0.0.0:8000?token-file=/etc/coremotion/token'. Repeatable.", valueName: "sensorlogger:HOST:PORT[?token=…]"))
+    var ingest: [String] = []
+
+    @Option(help: "The ingest nodes' spool: pushes kept on disk while the database is unreachable (default: STATE_DIRECTORY/spool, else beside the history file's folder in /var/lib/coremotion/spool).")
+    var spool: String?
+
+    @Option(help: "This node's name in the database's push receipts (default: host name and port).")
+    var node: String?
+
     @Option(help: "The file of per-user, per-app authorization decisions.")
     var permissions: String?
 
@@ -119,6 +128,18 @@ struct CoreMotionDaemonCommand: AsyncParsableCommand {
             logger.critical("cannot open the device: \(error)")
             throw ExitCode.failure
         }
+        let ingestNodes: [IngestNode]
+        do {
+            ingestNodes = try DaemonLaunch.ingestNodes(
+                ingest, core: core, spool: spool ?? environment["STATE_DIRECTORY"]?.split(separator: ":").first.map { "\($0)/spool" },
+                node: node, logger: logger)
+            for n in ingestNodes { try n.start() }
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode.failure
+        }
+        core.ingestNodes = ingestNodes
+        defer { for n in ingestNodes { n.stop() } }
         // systemd's watchdog (WatchdogSec= in the unit): pinged only while delivery and the event loops move.
         let watchdog = launch.watchdogInterval.map { DaemonWatchdog(core: core, interval: $0, ping: launch.watchdogPing) }
         let service = DaemonService(

@@ -1,7 +1,11 @@
+import ArgumentParser
 import Foundation
 import Logging
 import MotionAuthorization
 import MotionDaemon
+import MotionDevices
+import MotionIngest
+import MotionSamples
 import MotionSystemd
 
 /// The parts of starting the daemon that depend on how it was started (systemd or by hand) and on its
@@ -65,5 +69,38 @@ enum DaemonLaunch {
         // instance's is its owner's.
         let owner: UInt32? = configuration.instance == .user ? getuid() : nil
         return PolicyAuthorizer(policy: policy, store: store, logger: logger, historyOwnerUID: owner)
+    }
+}
+
+extension DaemonLaunch {
+    /// The ingest nodes `--ingest` asks for, on the daemon's history (which must be a PostgreSQL database:
+    /// several nodes share it), each with its own spool folder (`SPOOL/<port>`).
+    static func ingestNodes(
+        _ specifications: [String], core: DaemonCore, spool: String?, node: String?, logger: Logger
+    ) throws -> [IngestNode] {
+        guard !specifications.isEmpty else { return [] }
+        guard let history = core.service.history else {
+            throw ValidationError("--ingest needs the history database, which cannot be opened: \(core.service.historyProblem ?? "?")")
+        }
+        guard let storage = history as? any RawPushStorage else {
+            throw ValidationError("--ingest keeps phones' readings in a database several nodes share: give --history postgres://USER@HOST:PORT/DB (not a SQLite file)")
+        }
+        let spoolRoot = spool ?? "/var/lib/coremotion/spool"
+        return try specifications.map { text in
+            let specification: DeviceSpecification
+            do {
+                specification = try DeviceSpecification.parse(text)
+            } catch {
+                throw ValidationError("--ingest \(text.logSafe): \(error)")
+            }
+            guard case .sensorLogger(let configuration) = specification else {
+                throw ValidationError("--ingest takes a Sensor Logger receiver address, sensorlogger:HOST:PORT[?token=…], found \(text.logSafe)")
+            }
+            let folder = URL(fileURLWithPath: spoolRoot, isDirectory: true).appendingPathComponent("\(configuration.port)", isDirectory: true)
+            let pushSpool = try PushSpool(folder: folder) { notice in logger.warning("\(notice)") }
+            var settings = IngestNode.Settings()
+            settings.node = node.map { specifications.count > 1 ? "\($0):\(configuration.port)" : $0 }
+            return IngestNode(configuration: configuration, database: storage, spool: pushSpool, settings: settings, logger: logger)
+        }
     }
 }

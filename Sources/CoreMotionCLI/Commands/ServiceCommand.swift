@@ -145,6 +145,15 @@ private struct StatusView: Decodable {
         if let oldest = history.oldestRecord, let newest = history.newestRecord { h += ", \(oldest) … \(newest)" }
         lines.append(h)
         if let problem = history.problem { lines.append("history problem: \(problem)") }
+        for node in ingest ?? [] {
+            let f = node.figures
+            lines.append(
+                "ingest \(node.address.logSafe) (node \(node.node.logSafe)): \(f.phones) phones, \(f.committed) pushes committed, "
+                    + "\(f.spooled) spooled, \(f.drained) drained, \(f.duplicates) duplicates, \(f.refused) refused; \(f.readings) readings; "
+                    + "push latency p50 \(Output.fixed(f.latencyP50Milliseconds, 1)) ms, p99 \(Output.fixed(f.latencyP99Milliseconds, 1)) ms; "
+                    + "spool \(f.spoolPushes) pushes (\(Output.fixed(Double(f.spoolBytes) / 1_048_576, 1)) MiB); database "
+                    + (f.databaseReachable ? "reachable" : "UNREACHABLE") + (f.lagSeconds > 0 ? ", \(Output.fixed(f.lagSeconds, 0)) s behind" : ""))
+        }
         return lines.joined(separator: "\n")
     }
 }

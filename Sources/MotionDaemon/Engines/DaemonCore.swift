@@ -35,6 +35,13 @@ public final class DaemonCore: Sendable {
         var recording = false
     }
     private let state = NIOLockedValueBox(State())
+    private let ingest = NIOLockedValueBox<[IngestNode]>([])
+
+    /// The ingest nodes this daemon runs (`--ingest`), for `service status`.
+    public var ingestNodes: [IngestNode] {
+        get { ingest.withLockedValue { $0 } }
+        set { ingest.withLockedValue { $0 = newValue } }
+    }
     /// Where the recorders are (re)started when a sensor appears (never the device's thread).
     private let recordingWork = DispatchQueue(label: "coremotiond.recording", qos: .utility)
     /// What every session's own serial queue runs on: requests, teardown (never an event loop or the device's

@@ -81,6 +81,15 @@ public struct DaemonStatusReport: Codable, Sendable, Hashable {
     /// The clients: every client for root, only the viewer's own for any other user.
     public var clients: [Client]
     public var history: History
+    /// The ingest nodes this daemon runs (`--ingest`): their address and figures.
+    public var ingest: [Ingest]?
+
+    /// One ingest node in the report.
+    public struct Ingest: Codable, Sendable, Hashable {
+        public var address: String
+        public var node: String
+        public var figures: IngestNode.Figures
+    }
 
     /// The JSON document (sorted keys, indented).
     public var json: String {
@@ -141,6 +150,9 @@ public struct DaemonStatusReport: Codable, Sendable, Hashable {
             headphones: service.headphones.map { Headphones(name: $0.name, rate: $0.rate, connected: service.isHeadphoneConnected) },
             clientBufferCapacity: core.configuration.clientBufferCapacity, connectionsAccepted: counts.accepted,
             connectionsRefused: counts.refused.total, refusals: counts.refused, clientsConnected: sessions.count, clients: clients,
-            history: history)
+            history: history,
+            ingest: core.ingestNodes.isEmpty ? nil : core.ingestNodes.map {
+                Ingest(address: $0.configuration.description, node: $0.nodeName, figures: $0.figures)
+            })
     }
 }

@@ -1,0 +1,277 @@
+import Foundation
+import Logging
+import MotionIngest
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// Raw phone pushes in PostgreSQL, for ingest nodes: every reading of a push in `coremotion.sample_chunk`,
+/// its receipt in `coremotion.push_receipt`, the device's counters in `coremotion.device_sensor`, all in one
+/// transaction (docs/history-postgres.md).
+///
+/// A push whose receipt (device, session, message id) is already stored (a retry, a duplicate, a phone that
+/// moved to another node) stores nothing and returns `false`. Readings are stored in chunks of at most 1 024
+/// readings spanning at most 60 s, sorted by time within each sensor; values as `real` (float4), except the
+/// `location` sensor's, as `double precision`.
+///
+/// Connections come from a pool (at most ``maximumConnections``); a call blocks its thread until the
+/// transaction is committed or ``timeout`` passes, so call it from a thread of your own (an ingest node's
+/// writers), never from an event loop.
+public final class PostgresPushStore: RawPushStorage {
+    /// Connections at most.
+    public let maximumConnections: Int
+    /// Longest wait for one push's transaction, seconds.
+    public let timeout: TimeInterval
+    /// The database as messages name it (no password).
+    public let locationDescription: String
+
+    private let client: PostgresClient
+    private let group: MultiThreadedEventLoopGroup
+    private let runner: Task<Void, Never>
+    private let logger: Logger
+    private let ids = NIOLockedValueBox(IDCache())
+
+    private struct IDCache {
+        var devices: [String: Int64] = [:]
+        var sensors: [String: Int16] = [:]
+    }
+
+    /// Readings per chunk at most, and the longest span of a chunk, microseconds (the schema's limits).
+    static let chunkReadings = 1024
+    static let chunkSpan: Int64 = 60_000_000
+
+    public init(
+        configuration: PostgresClient.Configuration, locationDescription: String, maximumConnections: Int = 4,
+        timeout: TimeInterval = 5, logger: Logger = Logger(label: "coremotion.history.postgres.pushes")
+    ) {
+        var configuration = configuration
+        configuration.options.maximumConnections = maximumConnections
+        configuration.options.minimumConnections = 0
+        self.maximumConnections = maximumConnections
+        self.timeout = timeout
+        self.locationDescription = locationDescription
+        self.logger = logger
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let client = PostgresClient(configuration: configuration, eventLoopGroup: group, backgroundLogger: logger)
+        self.client = client
+        runner = Task { await client.run() }
+    }
+
+    deinit {
+        runner.cancel()
+        try? group.syncShutdownGracefully()
+    }
+
+    public func isReachable() -> Bool {
+        (try? blocking(seconds: min(timeout, 3)) { [client, logger] in
+            try await client.query("SELECT 1", logger: logger).collect().count == 1
+        }) ?? false
+    }
+
+    public func store(_ push: RawPush, node: String) throws -> Bool {
+        let sorted = push.series.map(Self.sortedByTime)
+        let known = ids.withLockedValue { $0 }
+        let (isNew, learned) = try blocking(seconds: timeout) { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection in
+                var learned = IDCache()
+                let device: Int64
+                if let id = known.devices[push.device] {
+                    device = id
+                } else {
+                    device = try await Self.deviceID(push.device, seen: push.receivedAt, connection, logger)
+                    learned.devices[push.device] = device
+                }
+                let readings = Int32(clamping: push.readingCount)
+                let receipt = try await connection.query(
+                    """
+                    INSERT INTO coremotion.push_receipt (device, session_id, message_id, received_at, node, sample_count)
+                    VALUES (\(device), \(push.session), \(push.messageID), \(push.receivedAt), \(node), \(readings))
+                    ON CONFLICT DO NOTHING RETURNING 1
+                    """, logger: logger
+                ).collect()
+                guard !receipt.isEmpty else { return (false, learned) }
+                for series in sorted where series.count > 0 {
+                    let key = series.sensor + "\u{1F}" + series.fields.joined(separator: "\u{1F}")
+                    let sensor: Int16
+                    if let id = known.sensors[key] ?? learned.sensors[key] {
+                        sensor = id
+                    } else {
+                        sensor = try await Self.sensorID(series.sensor, fields: series.fields, connection, logger)
+                        learned.sensors[key] = sensor
+                    }
+                    try await Self.insertChunks(of: series, device: device, sensor: sensor, connection, logger)
+                }
+                return (true, learned)
+            }
+        }
+        if !learned.devices.isEmpty || !learned.sensors.isEmpty {
+            ids.withLockedValue { cache in
+                cache.devices.merge(learned.devices) { a, _ in a }
+                cache.sensors.merge(learned.sensors) { a, _ in a }
+            }
+        }
+        return isNew
+    }
+
+    // MARK: - Statements
+
+    static func deviceID(_ name: String, seen: Date, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
+        let rows = try await connection.query(
+            """
+            INSERT INTO coremotion.device (name, kind, first_seen, last_seen) VALUES (\(name), 'phone', \(seen), \(seen))
+            ON CONFLICT (name) DO UPDATE SET last_seen = greatest(coremotion.device.last_seen, excluded.last_seen)
+            RETURNING id
+            """, logger: logger
+        ).collect()
+        guard let row = rows.first else { throw PostgresPushStoreError.noRow("device") }
+        return try row.decode(Int64.self)
+    }
+
+    static func sensorID(_ name: String, fields: [String], _ connection: PostgresConnection, _ logger: Logger) async throws -> Int16 {
+        // Two nodes meeting a new sensor at once: the conflict makes one insert nothing; the select finds the other's.
+        let inserted = try await connection.query(
+            "INSERT INTO coremotion.sensor (name, fields) VALUES (\(name), \(fields)) ON CONFLICT (name, fields) DO NOTHING RETURNING id",
+            logger: logger
+        ).collect()
+        if let row = inserted.first { return try row.decode(Int16.self) }
+        let found = try await connection.query(
+            "SELECT id FROM coremotion.sensor WHERE name = \(name) AND fields = \(fields)", logger: logger
+        ).collect()
+        guard let row = found.first else { throw PostgresPushStoreError.noRow("sensor") }
+        return try row.decode(Int16.self)
+    }
+
+    static func insertChunks(
+        of series: RawSeries, device: Int64, sensor: Int16, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
+        let width = series.fields.count
+        let usesDouble = series.sensor == "location"
+        var start = 0
+        var stored = 0
+        var first = Int64.max
+        var last = Int64.min
+        while start < series.count {
+            let t0 = series.microseconds[start]
+            var end = start + 1
+            while end < series.count, end - start < chunkReadings, series.microseconds[end] - t0 <= chunkSpan { end += 1 }
+            let offsets = (start..<end).map { Int32(series.microseconds[$0] - t0) }
+            let matrix = arrayLiteral(series.values[(start * width)..<(end * width)], width: width)
+            let startTime = date(t0)
+            let endTime = date(series.microseconds[end - 1])
+            let count = Int32(end - start)
+            let inserted: [PostgresRow]
+            if usesDouble {
+                inserted = try await connection.query(
+                    """
+                    INSERT INTO coremotion.sample_chunk (device, sensor, start_time, end_time, sample_count, offsets, double_values)
+                    VALUES (\(device), \(sensor), \(startTime), \(endTime), \(count), \(offsets), \(matrix)::double precision[])
+                    ON CONFLICT DO NOTHING RETURNING 1
+                    """, logger: logger
+                ).collect()
+            } else {
+                inserted = try await connection.query(
+                    """
+                    INSERT INTO coremotion.sample_chunk (device, sensor, start_time, end_time, sample_count, offsets, real_values)
+                    VALUES (\(device), \(sensor), \(startTime), \(endTime), \(count), \(offsets), \(matrix)::real[])
+                    ON CONFLICT DO NOTHING RETURNING 1
+                    """, logger: logger
+                ).collect()
+            }
+            if !inserted.isEmpty {
+                stored += end - start
+                first = min(first, t0)
+                last = max(last, series.microseconds[end - 1])
+            }
+            start = end
+        }
+        guard stored > 0 else { return }
+        let firstTime = date(first)
+        let lastTime = date(last)
+        let total = Int64(stored)
+        try await connection.query(
+            """
+            INSERT INTO coremotion.device_sensor (device, sensor, first_time, last_time, sample_count)
+            VALUES (\(device), \(sensor), \(firstTime), \(lastTime), \(total))
+            ON CONFLICT (device, sensor) DO UPDATE SET
+                first_time = least(coremotion.device_sensor.first_time, excluded.first_time),
+                last_time = greatest(coremotion.device_sensor.last_time, excluded.last_time),
+                sample_count = coremotion.device_sensor.sample_count + excluded.sample_count
+            """, logger: logger
+        ).run()
+    }
+
+    /// A two-dimensional array literal (`{{1,2,3},{4,5,6}}`), `width` values per row, with PostgreSQL's
+    /// spellings of the special values.
+    static func arrayLiteral(_ values: ArraySlice<Double>, width: Int) -> String {
+        var text = "{"
+        text.reserveCapacity(values.count * 12 + 2)
+        var column = 0
+        for value in values {
+            if column == 0 { text += text.count > 1 ? ",{" : "{" } else { text += "," }
+            if value.isNaN {
+                text += "NaN"
+            } else if value.isInfinite {
+                text += value > 0 ? "Infinity" : "-Infinity"
+            } else {
+                text += "\(value)"
+            }
+            column += 1
+            if column == width {
+                text += "}"
+                column = 0
+            }
+        }
+        return text + "}"
+    }
+
+    static func sortedByTime(_ series: RawSeries) -> RawSeries {
+        let times = series.microseconds
+        if zip(times, times.dropFirst()).allSatisfy({ $0 <= $1 }) { return series }
+        let order = times.indices.sorted { (times[$0], $0) < (times[$1], $1) }
+        let width = series.fields.count
+        var values: [Double] = []
+        values.reserveCapacity(series.values.count)
+        for i in order { values.append(contentsOf: series.values[(i * width)..<((i + 1) * width)]) }
+        return RawSeries(sensor: series.sensor, fields: series.fields, microseconds: order.map { times[$0] }, values: values)
+    }
+
+    static func date(_ microseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(microseconds) / 1e6)
+    }
+
+    /// Runs `work` on a task and waits for it on this thread, at most `seconds`.
+    private func blocking<T: Sendable>(seconds: TimeInterval, _ work: @escaping @Sendable () async throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let result = NIOLockedValueBox<Result<T, any Error>?>(nil)
+        let task = Task {
+            let outcome: Result<T, any Error>
+            do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
+            result.withLockedValue { $0 = outcome }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + seconds) == .success else {
+            task.cancel()
+            throw PostgresPushStoreError.timedOut(location: locationDescription, seconds: seconds)
+        }
+        switch result.withLockedValue({ $0 })! {
+        case .success(let value): return value
+        case .failure(let error): throw PostgresPushStoreError.failed(location: locationDescription, reason: String(reflecting: error))
+        }
+    }
+}
+
+/// Why a push could not be stored.
+public enum PostgresPushStoreError: Error, Sendable, CustomStringConvertible {
+    case timedOut(location: String, seconds: TimeInterval)
+    case failed(location: String, reason: String)
+    case noRow(String)
+
+    public var description: String {
+        switch self {
+        case .timedOut(let location, let seconds): "the database \(location) did not commit a push within \(seconds) s"
+        case .failed(let location, let reason): "the database \(location) failed a push: \(reason.prefix(600))"
+        case .noRow(let table): "the database returned no \(table) id"
+        }
+    }
+}

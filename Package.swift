@@ -271,6 +271,7 @@ let package = Package(
             name: "CoreMotionDaemon",
             dependencies: [
                 "MotionDaemon", "MotionService", "MotionDevices", "MotionHistory", "MotionIngest", "MotionSamples", "MotionSystemd", "MotionAuthorization",
+                postgresHistory,
                 withDevices("ArgumentParser", "swift-argument-parser"),
                 withDevices("ServiceLifecycle", "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -388,7 +389,7 @@ let package = Package(
             name: "MotionDaemonTests",
             dependencies: [
                 "MotionDaemon", "MotionDaemonClient", "MotionService", "MotionDevices", "MotionProtocol", "MotionIIO", "MotionEmulation",
-                "MotionRecordings", "MotionSimulator", "MotionAuthorization", "CoreMotion", "TestSupport",
+                "MotionRecordings", "MotionSimulator", "MotionAuthorization", "CoreMotion", "TestSupport", "MotionIngest", "MotionNetwork",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

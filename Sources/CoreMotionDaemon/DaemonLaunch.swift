@@ -4,6 +4,10 @@ import Logging
 import MotionAuthorization
 import MotionDaemon
 import MotionDevices
+import MotionHistory
+#if PostgresHistory
+import MotionHistoryPostgres
+#endif
 import MotionIngest
 import MotionSamples
 import MotionSystemd
@@ -79,12 +83,15 @@ extension DaemonLaunch {
         _ specifications: [String], core: DaemonCore, spool: String?, node: String?, logger: Logger
     ) throws -> [IngestNode] {
         guard !specifications.isEmpty else { return [] }
-        guard let history = core.service.history else {
-            throw ValidationError("--ingest needs the history database, which cannot be opened: \(core.service.historyProblem ?? "?")")
-        }
-        guard let storage = history as? any RawPushStorage else {
+        let location = try core.configuration.historyLocation()
+        guard case .postgres = location else {
             throw ValidationError("--ingest keeps phones' readings in a database several nodes share: give --history postgres://USER@HOST:PORT/DB (not a SQLite file)")
         }
+        #if PostgresHistory
+        let storage: any RawPushStorage = try PostgresPushStore(location: location, logger: logger)
+        #else
+        throw ValidationError("--ingest needs the PostgreSQL history, and this coremotiond was built without its PostgresHistory trait")
+        #endif
         let spoolRoot = spool ?? "/var/lib/coremotion/spool"
         return try specifications.map { text in
             let specification: DeviceSpecification

@@ -52,6 +52,7 @@ PRODUCTS = {
     ("swift-collections", "DequeModule"): {"DequeModule"},
     ("zipfoundation", "ZIPFoundation"): {"ZIPFoundation"},
     ("grdb.swift", "GRDB"): {"GRDB"},
+    ("postgres-nio", "PostgresNIO"): {"PostgresNIO"},
     ("swift-nio", "NIOCore"): {"NIOCore"},
     ("swift-nio", "NIOPosix"): {"NIOPosix"},
     ("swift-nio", "NIOConcurrencyHelpers"): {"NIOConcurrencyHelpers"},

@@ -70,7 +70,6 @@ public final class IngestNode: Sendable {
     private let writers: NIOThreadPool
     private let state = NIOLockedValueBox(State())
     private let stopping = NIOLockedValueBox(false)
-    private let drainThread = NIOLockedValueBox<Thread?>(nil)
 
     private struct State {
         var figures = Figures()
@@ -111,7 +110,6 @@ public final class IngestNode: Sendable {
         let port = try receiver.start()
         let thread = Thread { [weak self] in self?.drainLoop() }
         thread.name = "coremotion-ingest-drain"
-        drainThread.withLockedValue { $0 = thread }
         thread.start()
         logger.notice("ingest node \(nodeName.logSafe) receives Sensor Logger pushes on \(configuration.description.logSafe); spool \(spool.folder.path.logSafe) holds \(spool.depth.pushes) push(es)")
         return port

@@ -91,7 +91,7 @@ func registerFanOutBenchmarks() {
 
     Benchmark("Fan-out: in-process, 10 device motion @100 Hz + raw @1 kHz from a 1 kHz device", configuration: configuration) { benchmark in
         let device = try DeviceFactory.makeDevice(DeviceSpecification.parse(fanOutDevice), clock: SystemClock.shared)
-        let provider = LocalMotionProvider(service: MotionService(device: device, history: .inMemory))
+        let provider = MotionService(device: device, history: .inMemory)
         let start = cpuSeconds(of: getpid()) ?? 0
         let result = fanOut(providers: Array(repeating: provider, count: 11), seconds: seconds)
         let cpu = (cpuSeconds(of: getpid()) ?? 0) - start

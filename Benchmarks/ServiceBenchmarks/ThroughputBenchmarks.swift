@@ -38,7 +38,7 @@ func registerThroughputBenchmarks() {
     Benchmark("Service: in-process delivery, raw accelerometer, source 1.5 M/s", configuration: configuration) { benchmark in
         for _ in benchmark.scaledIterations {
             let service = MotionService(device: BurstDevice(rate: sourceRate), history: .inMemory)
-            let provider = LocalMotionProvider(service: service)
+            let provider = service  // the service is the in-process provider
             benchmark.measurement(samplesPerSecond, Int(receiveRate(provider, seconds: 2)))
             benchmark.measurement(droppedSamples, 0)
         }

@@ -1,28 +1,40 @@
 import Foundation
 
-/// A run of accelerometer samples of one source, as stored in an `accelerometer_chunk` row.
-struct AccelerometerChunk {
+/// A run of accelerometer samples of one source, as stored in an `accelerometer_chunk` row (SQLite and
+/// PostgreSQL alike; `package`: the PostgreSQL store packs its chunks with the same code).
+package struct AccelerometerChunk {
     /// Chunks hold at most this many samples…
-    static let maximumSamples = 1024
+    package static let maximumSamples = 1024
     /// …spanning at most this long, microseconds (queries look back this far for chunks that started before
     /// their start).
-    static let maximumSpanMicroseconds: Int64 = 60_000_000
-    static let bytesPerSample = 16
+    package static let maximumSpanMicroseconds: Int64 = 60_000_000
+    package static let bytesPerSample = 16
 
-    struct Sample {
-        var microseconds: Int64
-        var x: Float
-        var y: Float
-        var z: Float
+    package struct Sample {
+        package var microseconds: Int64
+        package var x: Float
+        package var y: Float
+        package var z: Float
+
+        package init(microseconds: Int64, x: Float, y: Float, z: Float) {
+            self.microseconds = microseconds
+            self.x = x
+            self.y = y
+            self.z = z
+        }
     }
 
-    var samples: [Sample]
+    package var samples: [Sample]
 
-    var startMicroseconds: Int64 { samples.first?.microseconds ?? 0 }
-    var endMicroseconds: Int64 { samples.last?.microseconds ?? 0 }
+    package init(samples: [Sample]) {
+        self.samples = samples
+    }
+
+    package var startMicroseconds: Int64 { samples.first?.microseconds ?? 0 }
+    package var endMicroseconds: Int64 { samples.last?.microseconds ?? 0 }
 
     /// Splits samples (sorted by date) into chunks within the size and span limits.
-    static func chunks(of samples: [Sample]) -> [AccelerometerChunk] {
+    package static func chunks(of samples: [Sample]) -> [AccelerometerChunk] {
         var result = [AccelerometerChunk]()
         var current = [Sample]()
         for sample in samples {
@@ -38,7 +50,7 @@ struct AccelerometerChunk {
     }
 
     /// 16 bytes per sample, little-endian: UInt32 µs since the chunk start, Float32 x, y, z (g).
-    func packed() -> Data {
+    package func packed() -> Data {
         var bytes = [UInt8]()
         bytes.reserveCapacity(samples.count * Self.bytesPerSample)
         let start = startMicroseconds
@@ -59,7 +71,7 @@ struct AccelerometerChunk {
 
     /// Calls `body` with each sample of a packed blob; returns false when the blob does not hold `count`
     /// samples (a damaged row).
-    static func unpack(
+    package static func unpack(
         _ data: Data, count: Int, startMicroseconds: Int64, _ body: (_ index: Int, _ sample: Sample) -> Void
     ) -> Bool {
         guard count >= 0, data.count == count * bytesPerSample else { return false }
@@ -77,11 +89,11 @@ struct AccelerometerChunk {
     }
 
     /// Microseconds since 1970 of a date, rounded.
-    static func microseconds(_ date: Date) -> Int64 {
+    package static func microseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
     }
 
-    static func date(microseconds: Int64) -> Date {
+    package static func date(microseconds: Int64) -> Date {
         Date(timeIntervalSince1970: Double(microseconds) / 1_000_000)
     }
 }

@@ -14,11 +14,7 @@ extension HistoryStore {
     ///   (``maximumAccelerometerSpan``); ``HistoryError/invalidSpan(start:end:)``;
     ///   ``HistoryError/closed(location:)``; a ``HistoryError`` naming the file when reading fails.
     public func accelerometerSamples(from start: Date, to end: Date, source: String?) throws -> [RecordedAccelerometerSample] {
-        try Self.validateSpan(start, end)
-        let span = end.timeIntervalSince(start)
-        guard span <= Self.maximumAccelerometerSpan else {
-            throw HistoryError.spanTooLong(seconds: span, limit: Self.maximumAccelerometerSpan)
-        }
+        try HistoryValidation.validateAccelerometerSpan(start, end)
         try flushBeforeQuery()
         let fromMicros = AccelerometerChunk.microseconds(start)
         let toMicros = AccelerometerChunk.microseconds(end)
@@ -87,14 +83,7 @@ extension HistoryStore {
     public func addAccelerometerRecording(
         from start: Date, duration: TimeInterval, source: String
     ) throws -> AccelerometerRecordingRequest {
-        try Self.validate(source: source)
-        try Self.validate(date: start, kind: "recording request", index: 0, field: "start")
-        guard duration.isFinite, duration > 0 else {
-            throw HistoryError.invalidRecord(kind: "recording request", index: 0, field: "duration (s)", value: "\(duration)")
-        }
-        guard duration <= Self.maximumAccelerometerSpan else {
-            throw HistoryError.spanTooLong(seconds: duration, limit: Self.maximumAccelerometerSpan)
-        }
+        try HistoryValidation.validateRecording(from: start, duration: duration, source: source)
         try checkOpen()
         let request = AccelerometerRecordingRequest(start: start, end: start.addingTimeInterval(duration), source: source)
         do {

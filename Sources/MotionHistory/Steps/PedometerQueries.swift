@@ -313,49 +313,4 @@ private struct MinuteTotals {
     var lastStep: Int64
 }
 
-/// Accumulates the steps of one source over `[from, to)`, visiting its steps in date order.
-struct StepSpan {
-    let from: Int64
-    let to: Int64
-    var steps = 0
-    var distanceMillimetres: Int64 = 0
-    var activeMilliseconds: Int64 = 0
-    var first: Int64?
-    var last: Int64?
-    /// The previous step visited (inside the span or not).
-    var previous: Int64?
-
-    init(from: Int64, to: Int64) {
-        self.from = from
-        self.to = to
-    }
-
-    /// Counts the part inside the span of the gap from the previous step to `t`, when it is short enough.
-    mutating func link(to t: Int64) {
-        if let p = previous, t - p <= StepMinute.maximumActiveGapMilliseconds {
-            activeMilliseconds += max(0, min(t, to) - max(p, from))
-        }
-    }
-
-    mutating func addStep(at t: Int64, strideMillimetres: Int64) {
-        link(to: t)
-        if t >= from, t < to {
-            steps += 1
-            distanceMillimetres += strideMillimetres
-            if first == nil { first = t }
-            last = t
-        }
-        previous = t
-    }
-
-    mutating func addWholeMinute(first f: Int64, last l: Int64, count: Int, distanceMillimetres d: Int64, activeMilliseconds a: Int64) {
-        link(to: f)
-        steps += count
-        distanceMillimetres += d
-        activeMilliseconds += a
-        if first == nil { first = f }
-        last = l
-        previous = l
-    }
-}
 #endif

@@ -134,14 +134,7 @@ public final class HistoryStore: Sendable {
     ///   outside `0...65.535` m (nothing of the batch is added), ``HistoryError/invalidSource(_:)``,
     ///   ``HistoryError/closed(location:)``.
     public func append(contentsOf steps: [StepRecord], source: String) throws {
-        try Self.validate(source: source)
-        for (index, step) in steps.enumerated() {
-            try Self.validate(date: step.date, kind: "step", index: index, field: "date")
-            guard step.strideLength.isFinite, step.strideLength >= 0, step.strideLength <= 65.535 else {
-                throw HistoryError.invalidRecord(
-                    kind: "step", index: index, field: "strideLength (m, 0...65.535)", value: "\(step.strideLength)")
-            }
-        }
+        try HistoryValidation.validate(steps: steps, source: source)
         try enqueue(count: steps.count) { $0.steps[source, default: []].append(contentsOf: steps) }
     }
 
@@ -152,10 +145,7 @@ public final class HistoryStore: Sendable {
 
     /// Adds floor changes.
     public func append(contentsOf floors: [FloorRecord], source: String) throws {
-        try Self.validate(source: source)
-        for (index, floor) in floors.enumerated() {
-            try Self.validate(date: floor.date, kind: "floor", index: index, field: "date")
-        }
+        try HistoryValidation.validate(floors: floors, source: source)
         try enqueue(count: floors.count) { $0.floors[source, default: []].append(contentsOf: floors) }
     }
 
@@ -166,10 +156,7 @@ public final class HistoryStore: Sendable {
 
     /// Adds pedometer pause/resume transitions.
     public func append(contentsOf transitions: [PedometerTransitionRecord], source: String) throws {
-        try Self.validate(source: source)
-        for (index, transition) in transitions.enumerated() {
-            try Self.validate(date: transition.date, kind: "pedometer transition", index: index, field: "date")
-        }
+        try HistoryValidation.validate(transitions: transitions, source: source)
         try enqueue(count: transitions.count) { $0.transitions[source, default: []].append(contentsOf: transitions) }
     }
 
@@ -184,14 +171,7 @@ public final class HistoryStore: Sendable {
 
     /// Adds activity state starts.
     public func append(contentsOf activities: [ActivityRecord], source: String) throws {
-        try Self.validate(source: source)
-        for (index, activity) in activities.enumerated() {
-            try Self.validate(date: activity.startDate, kind: "activity", index: index, field: "startDate")
-            guard ActivityFlags.all.isSuperset(of: activity.flags) else {
-                throw HistoryError.invalidRecord(
-                    kind: "activity", index: index, field: "flags", value: "\(activity.flags.rawValue)")
-            }
-        }
+        try HistoryValidation.validate(activities: activities, source: source)
         try enqueue(count: activities.count) { $0.activities[source, default: []].append(contentsOf: activities) }
     }
 
@@ -201,25 +181,11 @@ public final class HistoryStore: Sendable {
     ///   than the previous sample of its source appended to this store (nothing of the batch is added);
     ///   ``HistoryError/invalidRecord(kind:index:field:value:)`` for a non-finite date or component.
     public func append(contentsOf samples: [AccelerometerRecord], source: String) throws {
-        try Self.validate(source: source)
-        for (index, sample) in samples.enumerated() {
-            try Self.validate(date: sample.date, kind: "accelerometer", index: index, field: "date")
-            let a = sample.acceleration
-            for (name, value) in [("x", a.x), ("y", a.y), ("z", a.z)]
-            where !value.isFinite || abs(value) > Double(Float.greatestFiniteMagnitude) {
-                throw HistoryError.invalidRecord(kind: "accelerometer", index: index, field: name, value: "\(value)")
-            }
-        }
+        try HistoryValidation.validate(samples: samples, source: source)
         guard !samples.isEmpty else { return }
         try enqueue(count: samples.count) { state in
-            var previous = state.lastAccelerometerDate[source]
-            for (index, sample) in samples.enumerated() {
-                if let previous, AccelerometerChunk.microseconds(sample.date) <= AccelerometerChunk.microseconds(previous) {
-                    throw HistoryError.outOfOrderSample(source: source, index: index, date: sample.date, previous: previous)
-                }
-                previous = sample.date
-            }
-            state.lastAccelerometerDate[source] = previous
+            state.lastAccelerometerDate[source] = try HistoryValidation.checkOrder(
+                of: samples, source: source, after: state.lastAccelerometerDate[source])
             state.pending.accelerometer[source, default: []].append(contentsOf: samples)
         }
     }
@@ -441,25 +407,15 @@ public final class HistoryStore: Sendable {
 
     // MARK: - Validation
 
-    static func validate(source: String) throws {
-        guard !source.isEmpty, source.count <= maximumSourceLength else { throw HistoryError.invalidSource(source) }
-    }
+    // The checks are HistoryValidation's, which the PostgreSQL store shares.
 
-    /// Dates must be finite and within ±3 000 years of 1970 (so that microseconds fit in 64 bits).
+    static func validate(source: String) throws { try HistoryValidation.validate(source: source) }
+
     static func validate(date: Date, kind: String, index: Int, field: String) throws {
-        let seconds = date.timeIntervalSince1970
-        guard seconds.isFinite, abs(seconds) < 9.4e10 else {
-            throw HistoryError.invalidRecord(kind: kind, index: index, field: field, value: "\(seconds) s since 1970")
-        }
+        try HistoryValidation.validate(date: date, kind: kind, index: index, field: field)
     }
 
-    static func validateSpan(_ start: Date, _ end: Date) throws {
-        for date in [start, end] {
-            let seconds = date.timeIntervalSince1970
-            guard seconds.isFinite, abs(seconds) < 9.4e10 else { throw HistoryError.invalidSpan(start: start.timeIntervalSince1970, end: end.timeIntervalSince1970) }
-        }
-        guard start <= end else { throw HistoryError.invalidSpan(start: start.timeIntervalSince1970, end: end.timeIntervalSince1970) }
-    }
+    static func validateSpan(_ start: Date, _ end: Date) throws { try HistoryValidation.validateSpan(start, end) }
 }
 
 /// Records waiting for the next flush, by source.

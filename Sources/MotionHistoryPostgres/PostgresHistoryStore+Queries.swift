@@ -223,6 +223,55 @@ extension PostgresHistoryStore {
         }
     }
 
+    /// Every device of this store's prefix (ids without the prefix), with the span of its records and raw
+    /// readings, its stored readings per sensor (raw readings of phones and the sensor recorder's
+    /// accelerometer samples) and its steps, sorted by id.
+    public func devices() throws -> [HistoryDeviceSummary] {
+        let operation = "listing the devices"
+        let prefix = devicePrefix
+        return try read(operation: operation) {
+            let rows = try session.query("""
+                SELECT d.name,
+                    least((SELECT min(minute + first_offset_milliseconds * interval '1 millisecond') FROM coremotion.step_minute WHERE device = d.id),
+                          (SELECT min(date) FROM coremotion.floor_change WHERE device = d.id),
+                          (SELECT min(date) FROM coremotion.pedometer_transition WHERE device = d.id),
+                          (SELECT min(start) FROM coremotion.activity_segment WHERE device = d.id),
+                          (SELECT min(start_time) FROM coremotion.accelerometer_chunk WHERE device = d.id),
+                          (SELECT min(first_time) FROM coremotion.device_sensor WHERE device = d.id)),
+                    greatest((SELECT max(minute + last_offset_milliseconds * interval '1 millisecond') FROM coremotion.step_minute WHERE device = d.id),
+                          (SELECT max(date) FROM coremotion.floor_change WHERE device = d.id),
+                          (SELECT max(date) FROM coremotion.pedometer_transition WHERE device = d.id),
+                          (SELECT max(start) FROM coremotion.activity_segment WHERE device = d.id),
+                          (SELECT max(end_time) FROM coremotion.accelerometer_chunk WHERE device = d.id),
+                          (SELECT max(last_time) FROM coremotion.device_sensor WHERE device = d.id)),
+                    (SELECT coalesce(sum(step_count), 0)::bigint FROM coremotion.step_minute WHERE device = d.id),
+                    (SELECT coalesce(sum(sample_count), 0)::bigint FROM coremotion.accelerometer_chunk WHERE device = d.id)
+                FROM coremotion.device d WHERE starts_with(d.name, \(prefix)) ORDER BY d.name
+                """, operation: operation).rows
+            var summaries: [String: HistoryDeviceSummary] = [:]
+            var order: [String] = []
+            for row in rows {
+                let (name, first, last, steps, recorded) = try row.decode((String, PostgresTimestamp?, PostgresTimestamp?, Int64, Int64).self)
+                let id = String(name.dropFirst(prefix.count))
+                summaries[id] = HistoryDeviceSummary(
+                    id: id, first: first?.date, last: last?.date,
+                    samples: recorded > 0 ? ["accelerometer": Int(recorded)] : [:], steps: Int(steps))
+                order.append(id)
+            }
+            let sensorRows = try session.query("""
+                SELECT d.name, s.name, sum(ds.sample_count)::bigint FROM coremotion.device_sensor ds
+                JOIN coremotion.device d ON d.id = ds.device JOIN coremotion.sensor s ON s.id = ds.sensor
+                WHERE starts_with(d.name, \(prefix)) GROUP BY d.name, s.name
+                """, operation: operation).rows
+            for row in sensorRows {
+                let (name, sensor, count) = try row.decode((String, String, Int64).self)
+                let id = String(name.dropFirst(prefix.count))
+                summaries[id]?.samples[sensor, default: 0] += Int(count)
+            }
+            return order.compactMap { summaries[$0] }
+        }
+    }
+
     /// What this prefix's devices hold; the bytes are those of every table of the schema `coremotion`
     /// (all devices), as pages of 8 KiB.
     public func statistics() throws -> HistoryStatistics {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MotionHistory
 import MotionIngest
 import NIOConcurrencyHelpers
 import NIOCore
@@ -56,6 +57,44 @@ public final class PostgresPushStore: RawPushStorage {
         let client = PostgresClient(configuration: configuration, eventLoopGroup: group, backgroundLogger: logger)
         self.client = client
         runner = Task { await client.run() }
+    }
+
+    /// A store for the PostgreSQL history at `location` (its URL's server, login and `sslmode`).
+    ///
+    /// - Throws: ``MotionHistory/HistoryError/invalidServerURL(_:reason:)`` for a location that is not a usable
+    ///   `postgres://` URL.
+    public convenience init(
+        location: HistoryLocation, maximumConnections: Int = 4, timeout: TimeInterval = 5,
+        logger: Logger = Logger(label: "coremotion.history.postgres.pushes")
+    ) throws {
+        guard case .postgres(let url) = location else {
+            throw HistoryError.invalidServerURL(location.description, reason: "not a postgres:// URL")
+        }
+        let address = try PostgresServerAddress.parse(url, shown: location.description)
+        var configuration: PostgresClient.Configuration
+        switch address.endpoint {
+        case .unixSocket(let path):
+            configuration = .init(unixSocketPath: path, username: address.username, password: address.password, database: address.database)
+        case .tcp(let host, let port):
+            // libpq's prefer and require encrypt without checking the certificate (as the history store does).
+            var settings = TLSConfiguration.makeClientConfiguration()
+            settings.certificateVerification = .none
+            let tls: PostgresClient.Configuration.TLS =
+                switch address.sslMode {
+                case .disable: .disable
+                case .prefer: .prefer(settings)
+                case .require: .require(settings)
+                }
+            configuration = .init(host: host, port: port, username: address.username, password: address.password, database: address.database, tls: tls)
+        }
+        configuration.options.connectTimeout = .milliseconds(Int64(((address.connectTimeout ?? timeout) * 1000).rounded(.up)))
+        configuration.options.additionalStartupParameters = [
+            ("application_name", "coremotion ingest"),
+            ("statement_timeout", "\(Int64((timeout * 1000).rounded(.up)))"),
+        ]
+        self.init(
+            configuration: configuration, locationDescription: location.description, maximumConnections: maximumConnections,
+            timeout: timeout, logger: logger)
     }
 
     deinit {

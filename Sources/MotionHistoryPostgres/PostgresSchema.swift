@@ -117,8 +117,8 @@ CREATE TABLE coremotion.pedometer_transition (
 );
 CREATE INDEX pedometer_transition_by_date ON coremotion.pedometer_transition (date);
 
--- An activity state from `start` until the device's next segment. flags: 1 stationary, 2 walking,
--- 4 running, 8 cycling, 16 automotive, 32 unknown; confidence: 0 low, 1 medium, 2 high.
+-- An activity state from `start` until the device's next segment. flags: 1 unknown, 2 stationary,
+-- 4 walking, 8 running, 16 cycling, 32 automotive (ActivityFlags); confidence: 0 low, 1 medium, 2 high.
 CREATE TABLE coremotion.activity_segment (
     device bigint NOT NULL REFERENCES coremotion.device (id),
     start timestamptz NOT NULL,

@@ -6,6 +6,12 @@
 #                                             coremotion_test and prints the URL to export:
 #                                             postgres://USER@localhost/coremotion_test?host=DIR&port=PORT
 #   tools/postgres/test-server.sh stop DIR    stops it and removes DIR
+#   tools/postgres/test-server.sh stop-server DIR / start-server DIR
+#                                             stops the server (fast shutdown) and starts it again on the same
+#                                             data and socket (a database restart in the ingest tests)
+#
+# DURABLE=1 keeps PostgreSQL's durability settings (fsync, synchronous_commit, full_page_writes: for
+# measurements); otherwise they are off, as a test server need not survive a power cut.
 #
 # Example:
 #   export COREMOTION_TEST_POSTGRES=$(tools/postgres/test-server.sh start /tmp/cm-pg)
@@ -17,7 +23,7 @@
 # (Debian: postgresql; looked for in /usr/lib/postgresql/15/bin, /usr/local/bin, then PATH).
 set -euo pipefail
 
-usage() { echo "usage: $0 start|stop DIR" >&2; exit 2; }
+usage() { echo "usage: $0 start|stop|stop-server|start-server DIR" >&2; exit 2; }
 [ $# = 2 ] || usage
 command=$1
 dir=$2
@@ -58,13 +64,22 @@ start)
     "${as_owner[@]}" "$initdb" -D "$dir/data" -U "$owner" --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; echo "FAIL: initdb" >&2; exit 1; }
     # fsync off: a test server need not survive a power cut, and the tests run faster.
-    "${as_owner[@]}" "$pg_ctl" -D "$dir/data" -w -l "$dir/server.log" \
-        -o "-c listen_addresses='' -k $dir -p $port -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
-        start >/dev/null \
+    options="-c listen_addresses='' -k $dir -p $port -c max_connections=200"
+    [ -n "${DURABLE:-}" ] || options="$options -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    echo "$options" > "$dir/options"
+    "${as_owner[@]}" "$pg_ctl" -D "$dir/data" -w -l "$dir/server.log" -o "$options" start >/dev/null \
         || { cat "$dir/server.log" >&2; echo "FAIL: pg_ctl start" >&2; exit 1; }
     "$psql" -X -q -h "$dir" -p "$port" -U "$owner" -d postgres -v ON_ERROR_STOP=1 -c 'CREATE DATABASE coremotion_test' \
         || { echo "FAIL: CREATE DATABASE" >&2; exit 1; }
     echo "postgres://$owner@localhost/coremotion_test?host=$dir&port=$port"
+    ;;
+stop-server)
+    [ -e "$dir/$marker" ] || { echo "FAIL: $dir was not made by $0 start; not touching it" >&2; exit 1; }
+    "${as_owner[@]}" "$(find_bin pg_ctl)" -D "$dir/data" -m fast -w stop >/dev/null
+    ;;
+start-server)
+    [ -e "$dir/$marker" ] || { echo "FAIL: $dir was not made by $0 start; not touching it" >&2; exit 1; }
+    "${as_owner[@]}" "$(find_bin pg_ctl)" -D "$dir/data" -w -l "$dir/server.log" -o "$(cat "$dir/options")" start >/dev/null
     ;;
 stop)
     [ -d "$dir" ] || { echo "FAIL: no $dir" >&2; exit 1; }

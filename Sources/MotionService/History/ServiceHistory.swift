@@ -89,7 +89,8 @@ extension MotionService {
     public static func openHistoryForTools(_ configuration: HistoryConfiguration) throws -> any HistoryStorage {
         if case .postgres = configuration.location {
             #if PostgresHistory
-            return try PostgresHistoryStore(configuration: configuration)  // FIXME: every device's prefix
+            // No prefix: every machine's and every phone's devices, named in full.
+            return try PostgresHistoryStore(configuration: configuration, options: .init(devicePrefix: ""))
             #else
             throw HistoryError.builtWithoutPostgres(location: configuration.location.description)
             #endif

@@ -228,7 +228,7 @@ public final class PostgresPushStore: RawPushStorage {
         let firstTime = date(first)
         let lastTime = date(last)
         let total = Int64(stored)
-        try await connection.query(
+        _ = try await connection.query(
             """
             INSERT INTO coremotion.device_sensor (device, sensor, first_time, last_time, sample_count)
             VALUES (\(device), \(sensor), \(firstTime), \(lastTime), \(total))
@@ -237,7 +237,7 @@ public final class PostgresPushStore: RawPushStorage {
                 last_time = greatest(coremotion.device_sensor.last_time, excluded.last_time),
                 sample_count = coremotion.device_sensor.sample_count + excluded.sample_count
             """, logger: logger
-        ).run()
+        ).collect()
     }
 
     /// A two-dimensional array literal (`{{1,2,3},{4,5,6}}`), `width` values per row, with PostgreSQL's

@@ -6,6 +6,7 @@ import MotionNetwork
 import MotionRecordings
 import MotionSamples
 import MotionService
+import TestSupport
 import Testing
 
 /// What a `CMHeadphoneMotionManagerDelegate` heard, and the samples of a push handler, in one order.

@@ -103,6 +103,17 @@ private struct StatusView: Decodable {
     struct Refusals: Decodable { var full: Int; var perUser: Int; var restricted: Int }
     var version: String; var instance: String; var pid: Int32; var socket: String; var uptimeSeconds: Double
     var device: String; var sensors: [Sensor]; var clientBufferCapacity: Int; var clients: [Client]; var history: History
+    /// An ingest node's figures (`coremotiond --ingest`).
+    struct Ingest: Decodable {
+        struct Figures: Decodable {
+            var committed: Int; var spooled: Int; var duplicates: Int; var refused: Int; var readings: Int; var drained: Int
+            var spoolPushes: Int; var spoolBytes: Int; var databaseReachable: Bool; var lagSeconds: Double
+            var latencyP50Milliseconds: Double; var latencyP99Milliseconds: Double; var phones: Int
+        }
+        var address: String; var node: String; var figures: Figures
+    }
+    /// Absent from daemons without ingest nodes.
+    var ingest: [Ingest]?
     /// Absent from daemons before the per-user bounds.
     var refusals: Refusals?
     var clientsConnected: Int?
@@ -147,12 +158,13 @@ private struct StatusView: Decodable {
         if let problem = history.problem { lines.append("history problem: \(problem)") }
         for node in ingest ?? [] {
             let f = node.figures
-            lines.append(
-                "ingest \(node.address.logSafe) (node \(node.node.logSafe)): \(f.phones) phones, \(f.committed) pushes committed, "
-                    + "\(f.spooled) spooled, \(f.drained) drained, \(f.duplicates) duplicates, \(f.refused) refused; \(f.readings) readings; "
-                    + "push latency p50 \(Output.fixed(f.latencyP50Milliseconds, 1)) ms, p99 \(Output.fixed(f.latencyP99Milliseconds, 1)) ms; "
-                    + "spool \(f.spoolPushes) pushes (\(Output.fixed(Double(f.spoolBytes) / 1_048_576, 1)) MiB); database "
-                    + (f.databaseReachable ? "reachable" : "UNREACHABLE") + (f.lagSeconds > 0 ? ", \(Output.fixed(f.lagSeconds, 0)) s behind" : ""))
+            let counts = "\(f.phones) phones, \(f.committed) pushes committed, \(f.spooled) spooled, \(f.drained) drained, "
+                + "\(f.duplicates) duplicates, \(f.refused) refused; \(f.readings) readings"
+            let latency = "push latency p50 \(Output.fixed(f.latencyP50Milliseconds, 1)) ms, p99 \(Output.fixed(f.latencyP99Milliseconds, 1)) ms"
+            let spool = "spool \(f.spoolPushes) pushes (\(Output.fixed(Double(f.spoolBytes) / 1_048_576, 1)) MiB)"
+            let lag = f.lagSeconds > 0 ? ", \(Output.fixed(f.lagSeconds, 0)) s behind" : ""
+            let database = "database " + (f.databaseReachable ? "reachable" : "UNREACHABLE") + lag
+            lines.append("ingest \(node.address.logSafe) (node \(node.node.logSafe)): \(counts); \(latency); \(spool); \(database)")
         }
         return lines.joined(separator: "\n")
     }

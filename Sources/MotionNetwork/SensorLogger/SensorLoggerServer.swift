@@ -219,7 +219,8 @@ public final class SensorLoggerServer: @unchecked Sendable {  // @unchecked: eve
         receiveMessage(body, authorization: authorization, arrival: arrival).reply
     }
 
-    /// ``receive(_:authorization:arrival:)``, also returning the decoded push when it was accepted (200).
+    /// ``receive(_:authorization:arrival:)``, also returning the decoded push when it was accepted (200) or when
+    /// only the live device cannot use it (499).
     func receiveMessage(
         _ body: some Collection<UInt8>, authorization: String?, arrival: TimeInterval? = nil
     ) -> (reply: SensorLoggerReply, accepted: SensorLoggerMessage?) {
@@ -229,7 +230,7 @@ public final class SensorLoggerServer: @unchecked Sendable {  // @unchecked: eve
                 return (refuse(SensorLoggerReply(status: 401, text: "missing or wrong token: set Sensor Logger's auth token to the receiver's token"), kind: "unauthorised"), nil)
             }
         }
-        guard body.count <= SensorLoggerConfiguration.maximumBodySize else { return tooLarge() }
+        guard body.count <= SensorLoggerConfiguration.maximumBodySize else { return (tooLarge(), nil) }
         let message: SensorLoggerMessage
         do {
             message = try SensorLoggerDecoder.decode(body)
@@ -291,9 +292,10 @@ public final class SensorLoggerServer: @unchecked Sendable {  // @unchecked: eve
         if firstHeld {
             logger.warning("Sensor Logger phone \(deviceId.logSafe): a push's time is far from this phone's clock: its readings are left out until several pushes in a row agree (a spoofed push, or the phone's clock was set); further ones, of any phone, are counted")
         }
-        // Kept by an ingest node also when held by the clock or a duplicate: raw readings keep the phone's own times, and
-        // the store recognises a push it has.
-        return (reply, reply.status == 200 ? message : nil)
+        // Kept by an ingest node also when held by the clock, a duplicate, or when the live device cannot use it (499:
+        // advice for live use only): raw readings keep the phone's own times and units, and the store recognises a
+        // push it has.
+        return (reply, reply.status == 200 || reply.status == 499 ? message : nil)
     }
 
     /// Forgets phones silent for ``SensorLoggerLimits/phoneExpiry`` that nobody follows; returns how many.
@@ -526,8 +528,10 @@ struct PushResponder: HTTPResponder {
                                   authorization: request.headers[.authorization], arrival: arrival)
         }
         // An ingest node answers 200 only once the push is kept (no lock is held here).
-        if let accepted, let keeper = server.pushKeeper, let refusal = await keeper(accepted, arrival) {
-            return Self.text(refusal.status, refusal.text)
+        if let accepted, let keeper = server.pushKeeper {
+            if let refusal = await keeper(accepted, arrival) { return Self.text(refusal.status, refusal.text) }
+            // Kept: an ingest node stores raw readings whatever the live device could make of them.
+            if reply.status != 200 { return Self.text(200, "ok") }
         }
         return Self.text(reply.status, reply.text)
     }

@@ -124,7 +124,6 @@ for line in open(sys.argv[1]):
         totals[(r["device"], sensor)] += n
 for (device, sensor), n in sorted(totals.items()):
     print(f"{device},{sensor},{n}")
-print(f"receipts,{len(receipts)},0", file=sys.stderr)
 EOF
 sql "COPY (SELECT d.name, s.name, sum(c.sample_count) FROM coremotion.sample_chunk c JOIN coremotion.device d ON d.id = c.device
       JOIN coremotion.sensor s ON s.id = c.sensor GROUP BY 1, 2 ORDER BY 1, 2) TO STDOUT WITH (FORMAT csv)" > "$w/stored.csv"

@@ -363,7 +363,7 @@ let package = Package(
         // One suite of history behaviour, run on the SQLite store and on PostgreSQL (COREMOTION_TEST_POSTGRES).
         .testTarget(
             name: "HistoryBehaviourTests",
-            dependencies: ["MotionHistory", "MotionSamples", "TestSupport", postgresHistory],
+            dependencies: ["MotionHistory", "MotionSamples", "MotionSimulator", "TestSupport", postgresHistory],
             swiftSettings: strict
         ),
         .testTarget(

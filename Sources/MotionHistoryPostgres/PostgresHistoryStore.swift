@@ -79,7 +79,7 @@ public final class PostgresHistoryStore: HistoryStorage {
     /// Device ids of the source tags known to be committed (device rows are never deleted).
     let deviceIDs = LockedState<[String: Int64]>([:])
     private let lastMaintenance = LockedState<ContinuousClock.Instant>(.now)
-    private let tick: RepeatingTimer
+    private let tick: FlushTick
 
     /// Opens the history at `configuration.location` (a ``HistoryLocation/postgres(_:)`` URL) with the
     /// default ``Options``: connects, creates or checks the schema and deletes records past retention.
@@ -125,7 +125,7 @@ public final class PostgresHistoryStore: HistoryStorage {
         self.session = session
         let queue = DispatchQueue(label: "coremotion.history.postgres")
         self.queue = queue
-        tick = RepeatingTimer(queue: queue)
+        tick = FlushTick(queue: queue)
         tick.start(every: max(configuration.flushInterval, 0.01)) { [weak self] in
             guard let self, !self.state.withLock({ $0.closed }) else { return }
             self.flushReportingFailure()
@@ -297,9 +297,9 @@ public final class PostgresHistoryStore: HistoryStorage {
     /// bound) and throws. On the queue (or in `deinit`).
     private func flushPending() throws {
         if state.withLock({ $0.disconnected }) { return }
-        let batch = state.withLock { state -> PendingBatch in
+        let batch = state.withLock { state -> PendingRecords in
             state.flushRequested = false
-            defer { state.pending = PendingBatch() }
+            defer { state.pending = PendingRecords() }
             return state.pending
         }
         guard batch.count > 0 else { return }
@@ -348,7 +348,7 @@ public final class PostgresHistoryStore: HistoryStorage {
 
 /// What the store keeps between flushes.
 struct StoreState {
-    var pending = PendingBatch()
+    var pending = PendingRecords()
     /// Date of the last accelerometer sample appended per source (order check).
     var lastAccelerometerDate: [String: Date] = [:]
     /// Set by `close()`: appends and queries throw.
@@ -358,65 +358,4 @@ struct StoreState {
     var flushRequested = false
 }
 
-/// Records waiting for the next flush, by source.
-struct PendingBatch {
-    var steps: [String: [StepRecord]] = [:]
-    var floors: [String: [FloorRecord]] = [:]
-    var transitions: [String: [PedometerTransitionRecord]] = [:]
-    var activities: [String: [ActivityRecord]] = [:]
-    var accelerometer: [String: [AccelerometerRecord]] = [:]
-    var count = 0
 
-    /// Every source with records in the batch.
-    var sources: Set<String> {
-        Set(steps.keys).union(floors.keys).union(transitions.keys).union(activities.keys).union(accelerometer.keys)
-    }
-
-    /// Puts an older batch (that failed to be written) before these records.
-    mutating func prepend(_ older: PendingBatch) {
-        func join<T>(_ old: [String: [T]], _ new: inout [String: [T]]) {
-            for (source, records) in old { new[source] = records + (new[source] ?? []) }
-        }
-        join(older.steps, &steps)
-        join(older.floors, &floors)
-        join(older.transitions, &transitions)
-        join(older.activities, &activities)
-        join(older.accelerometer, &accelerometer)
-        count += older.count
-    }
-}
-
-/// The periodic flush: a repeating dispatch timer on the store's queue.
-final class RepeatingTimer: @unchecked Sendable {  // @unchecked: the flags and every call on the non-Sendable `timer` (resume, cancel) are under `lock`
-    private let timer: any DispatchSourceTimer
-    private let lock = NSLock()
-    private var started = false
-    private var cancelled = false
-
-    init(queue: DispatchQueue) {
-        timer = DispatchSource.makeTimerSource(queue: queue)
-    }
-
-    /// Calls `handler` on the queue every `interval` seconds from now, until ``cancel()``.
-    func start(every interval: TimeInterval, handler: @escaping @Sendable () -> Void) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !started, !cancelled else { return }
-        started = true
-        timer.setEventHandler(handler: handler)
-        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(10))
-        timer.resume()
-    }
-
-    /// Stops the ticks (idempotent; a tick already running finishes).
-    func cancel() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !cancelled else { return }
-        cancelled = true
-        if !started { timer.resume() }
-        timer.cancel()
-    }
-
-    deinit { cancel() }
-}

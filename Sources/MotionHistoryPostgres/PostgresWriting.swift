@@ -25,7 +25,7 @@ struct PostgresWriting {
     }
 
     /// Writes the batch; returns the device ids by source (to cache once the transaction commits).
-    mutating func write(_ batch: PendingBatch) throws -> [String: Int64] {
+    mutating func write(_ batch: PendingRecords) throws -> [String: Int64] {
         let operation = "writing \(batch.count) records"
         var sourcesByID: [Int64: String] = [:]
         for source in batch.sources.sorted() {

@@ -1,6 +1,7 @@
 import Foundation
 import MotionHistory
 import MotionSamples
+import MotionSimulator
 import Testing
 
 /// One behaviour every history store shows, written once and run on each store (`HistoryBehaviourSuites`).
@@ -407,7 +408,7 @@ enum HistoryBehaviour {
         defer { try? store.close() }
         let reference = try HistoryStore(location: .inMemory)
         defer { try? reference.close() }
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix64(seed: 42)
         var steps: [StepRecord] = []
         var t = 5.0
         while t < 700 {
@@ -484,18 +485,5 @@ enum HistoryBehaviour {
         summary.distance = Double(distance) / 1000
         summary.activeDuration = Double(active) / 1000
         return summary
-    }
-}
-
-/// A small deterministic generator (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -23,6 +23,7 @@ cleanup() {
     "$root/tools/postgres/test-server.sh" stop "$w/pg" >/dev/null 2>&1
     [ -n "${KEEP:-}" ] || rm -rf "$w"
 }
+# PHASES=3 runs only the outage (after a short warm-up load).
 trap cleanup EXIT
 mkdir -p "$w/pg"
 url=$(DURABLE=1 "$root/tools/postgres/test-server.sh" start "$w/pg") || exit 2
@@ -41,7 +42,7 @@ done
 sleep 2
 nodes="http://127.0.0.1:${ports[0]},http://127.0.0.1:${ports[1]}"
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-pg_cpu() { local t=0; for p in $(pgrep -f "postgres.*$w/pg" ; pgrep -u postgres postgres); do t=$((t + $(cpu "$p"))); done; echo "$t"; }
+pg_cpu() { local t=0; for p in $( (pgrep -f "postgres.*$w/pg"; pgrep -u postgres postgres) | sort -u); do t=$((t + $(cpu "$p"))); done; echo "$t"; }
 hz=$(getconf CLK_TCK)
 
 echo "== phase 1: $phones phones, 2 nodes, ${seconds} s"
@@ -51,7 +52,9 @@ python3 "$root/tools/ingest/load.py" --nodes "$nodes" --phones "$phones" --secon
 t1=$(date +%s.%N); c1=$(( $(cpu "${pids[0]}") + $(cpu "${pids[1]}") )); p1=$(pg_cpu)
 tail -n 2 "$w/load1.log"
 echo "load: $(cat "$w/load1.json")"
-python3 -c "import sys; d=float(sys.argv[1]); print('nodes CPU %.0f %% of a core, PostgreSQL %.0f %% (over %.0f s)' % (100*($2-$3)/$6/d, 100*($4-$5)/$6/d, d))" \
+python3 -c 'import sys
+d, c1, c0, p1, p0, hz = map(float, sys.argv[1:])
+print("nodes CPU %.0f %% of a core, PostgreSQL %.0f %% (over %.0f s)" % (100 * (c1 - c0) / hz / d, 100 * (p1 - p0) / hz / d, d))' \
     "$(python3 -c "print($t1 - $t0)")" "$c1" "$c0" "$p1" "$p0" "$hz"
 grep -h "could not be kept\|spooling" "$w"/n*.log | head -n 3
 
@@ -64,7 +67,9 @@ sql "SELECT 'bytes', relname, pg_total_relation_size(c.oid) FROM pg_class c JOIN
 pushes=$(sql "SELECT count(*) FROM coremotion.push_receipt")
 bytes=$(sql "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'coremotion' AND relkind = 'r' AND relname IN ('sample_chunk', 'push_receipt', 'device_sensor')")
 rows=$(sql "SELECT (SELECT count(*) FROM coremotion.sample_chunk) + (SELECT count(*) FROM coremotion.push_receipt)")
-python3 -c "import sys; p, b, r = map(float, sys.argv[1:]); h = p / 3600; print('per device-hour (3,600 pushes of 1 s): %.0f rows, %.1f MiB' % (r / h / ($phones) * ($phones), b / h / 1048576))" "$pushes" "$bytes" "$rows"
+python3 -c 'import sys
+p, b, r = map(float, sys.argv[1:]); h = p / 3600
+print("per device-hour (3,600 pushes of 1 s): %.0f rows, %.1f MiB" % (r / h, b / h / 1048576))' "$pushes" "$bytes" "$rows"
 
 if [ "$outage" -gt 0 ]; then
     echo "== phase 3: the same load with PostgreSQL stopped for $outage s"

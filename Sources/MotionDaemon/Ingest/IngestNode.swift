@@ -217,16 +217,24 @@ public final class IngestNode: Sendable {
             Thread.sleep(forTimeInterval: settings.drainInterval)
             let down = state.withLockedValue { $0.databaseDown }
             guard spool.depth.pushes > 0 || down else { continue }
+            // New pushes go to the database again as soon as it answers, not after the backlog: the spool then
+            // stops growing while it drains.
+            if down {
+                guard probeDatabase() else { continue }
+                state.withLockedValue { $0.databaseDown = false }
+            }
             let result = spool.drain(into: database, node: nodeName)
-            let back = result.stoppedBy == nil && (result.stored > 0 || probeDatabase())
+            let back = result.stoppedBy == nil
             let wasDown = state.withLockedValue { s -> Bool in
-                let was = s.databaseDown
+                let was = s.reportedDown
                 s.figures.drained += result.stored
                 s.figures.duplicates += result.duplicates
                 if back {
                     s.databaseDown = false
                     s.reportedDown = false
                     if self.spool.depth.pushes == 0 { s.oldestSpooled = nil }
+                } else {
+                    s.databaseDown = true
                 }
                 return was
             }

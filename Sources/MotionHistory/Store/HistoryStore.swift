@@ -418,70 +418,7 @@ public final class HistoryStore: Sendable {
     static func validateSpan(_ start: Date, _ end: Date) throws { try HistoryValidation.validateSpan(start, end) }
 }
 
-/// Records waiting for the next flush, by source.
-struct PendingRecords {
-    var steps: [String: [StepRecord]] = [:]
-    var floors: [String: [FloorRecord]] = [:]
-    var transitions: [String: [PedometerTransitionRecord]] = [:]
-    var activities: [String: [ActivityRecord]] = [:]
-    var accelerometer: [String: [AccelerometerRecord]] = [:]
-    var count = 0
 
-    /// Puts an older batch (that failed to be written) before these records.
-    mutating func prepend(_ older: PendingRecords) {
-        func join<T>(_ old: [String: [T]], _ new: inout [String: [T]]) {
-            for (source, records) in old { new[source] = records + (new[source] ?? []) }
-        }
-        join(older.steps, &steps)
-        join(older.floors, &floors)
-        join(older.transitions, &transitions)
-        join(older.activities, &activities)
-        join(older.accelerometer, &accelerometer)
-        count += older.count
-    }
-}
-
-/// The store's periodic flush: a repeating dispatch timer without leeway.
-///
-/// In an idle `coremotiond` this is the only timer, so its cost is the daemon's floor: a repeating timer
-/// without leeway wakes the dispatch manager thread and one worker per tick (2 context switches); the
-/// `asyncAfter` chain it replaces cost 4 (re-arming each time, and a leeway that wakes the manager twice).
-final class FlushTick: @unchecked Sendable {  // @unchecked: the flags and every call on the non-Sendable `timer` (resume, cancel) are under `lock`
-    private let timer: any DispatchSourceTimer
-    private let lock = NSLock()
-    private var started = false
-    private var cancelled = false
-
-    init(queue: DispatchQueue) {
-        timer = DispatchSource.makeTimerSource(queue: queue)
-    }
-
-    /// Calls `handler` on the queue every `interval` seconds from now, until ``cancel()``.
-    func start(every interval: TimeInterval, handler: @escaping @Sendable () -> Void) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !started, !cancelled else { return }
-        started = true
-        timer.setEventHandler(handler: handler)
-        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .nanoseconds(0))
-        timer.resume()
-    }
-
-    /// Stops the ticks (idempotent; a tick already running finishes).
-    func cancel() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !cancelled else { return }
-        cancelled = true
-        if !started {
-            // A source is never released suspended: resume it once, cancelled, with nothing to do.
-            timer.resume()
-        }
-        timer.cancel()
-    }
-
-    deinit { cancel() }
-}
 
 struct StoreState {
     var pending = PendingRecords()

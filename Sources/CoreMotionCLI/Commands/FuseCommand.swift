@@ -97,7 +97,7 @@ struct FuseCommand: ParsableCommand {
             text += cols.map { String($0) }.joined(separator: ",") + "\n"
         }
         if output == "-" {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            Output.write(Data(text.utf8))
         } else {
             try text.write(toFile: output, atomically: true, encoding: .utf8)
         }

@@ -85,7 +85,7 @@ struct HistoryCommand: ParsableCommand {
         return formatter.string(from: date)
     }
 
-    /// Prints `value` as one compact JSON line.
+    /// Prints `value` as one compact JSON line (dates as ISO 8601 with milliseconds).
     static func jsonLine<T: Encodable>(_ value: T) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -93,8 +93,8 @@ struct HistoryCommand: ParsableCommand {
             var container = encoder.singleValueContainer()
             try container.encode(iso(date))
         }
-        FileHandle.standardOutput.write(try encoder.encode(value))
-        FileHandle.standardOutput.write(Data("\n".utf8))
+        // print, not FileHandle.write: a reader that stops early (`| head`) must not crash the tool.
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
     struct Devices: ParsableCommand {

@@ -68,7 +68,7 @@ struct ReplayCommand: ParsableCommand {
         if json {
             try Output.json(Self.samples(recording, sensor.kind, limit: limit))
         } else {
-            Self.writeLines(recording, sensor.kind, limit: limit) { FileHandle.standardOutput.write($0) }
+            Self.writeLines(recording, sensor.kind, limit: limit) { Output.write($0) }
         }
     }
 

@@ -83,7 +83,7 @@ struct ViewCommand: AsyncParsableCommand {
         try await server.run { port in
             // One line on standard output, for people and for scripts that wait for it.
             // Written unbuffered, so that a script reading a pipe sees it at once.
-            FileHandle.standardOutput.write(Data("coremotion view: http://\(shownHost):\(port)/\(tokenQuery)\n".utf8))
+            Output.write(Data("coremotion view: http://\(shownHost):\(port)/\(tokenQuery)\n".utf8))
         }
     }
 }

@@ -10,8 +10,17 @@ enum Output {
             positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan"
         )
         let data = try encoder.encode(value)
-        FileHandle.standardOutput.write(data)
-        FileHandle.standardOutput.write(Data("\n".utf8))
+        write(data + Data("\n".utf8))
+    }
+
+    /// Writes to standard output; when the reader has gone (`coremotion replay FILE | head`: a closed pipe),
+    /// the tool ends quietly instead of trapping in `FileHandle.write(_:)`.
+    static func write(_ data: Data) {
+        do {
+            try FileHandle.standardOutput.write(contentsOf: data)
+        } catch {
+            exit(0)
+        }
     }
 
     /// Prints a message on standard error (progress, notices), never mixed into results.

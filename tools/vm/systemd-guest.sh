@@ -163,7 +163,7 @@ if [ -n "$debfile" ]; then
     deb_version=$(dpkg-query -W -f='${Version}' coremotion 2>/dev/null)
     completed=$(bash -c 'source /usr/share/bash-completion/completions/coremotion 2>/dev/null
         COMP_WORDS=(coremotion hist); COMP_CWORD=1; COMP_LINE="coremotion hist"; COMP_POINT=${#COMP_LINE}
-        _coremotion 2>/dev/null; echo "${COMPREPLY[*]}"')
+        _coremotion coremotion hist coremotion 2>/dev/null; echo "${COMPREPLY[*]}"')
     if [ -n "$v_cli" ] && [ "$v_cli" = "$v_daemon" ] && [ "${deb_version#"$v_cli"}" != "$deb_version" ] && [ "$completed" = history ]; then
         pass version-and-completion "coremotion --version and coremotiond --version say $v_cli (package $deb_version); bash completes 'coremotion hist' to '$completed'"
     else

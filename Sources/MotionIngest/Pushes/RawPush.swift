@@ -11,16 +11,25 @@ public struct RawPush: Sendable, Hashable {
     public var session: String
     /// The push's number within its session (Sensor Logger's `messageId`).
     public var messageID: Int64
+    /// When the node received it, microseconds since 1970 (kept as received: the spool stores it exactly).
+    public var receivedMicroseconds: Int64
     /// When the node received it.
-    public var receivedAt: Date
+    public var receivedAt: Date { Date(timeIntervalSince1970: Double(receivedMicroseconds) / 1e6) }
     /// The readings, one series per sensor and field list.
     public var series: [RawSeries]
 
     public init(device: String, session: String, messageID: Int64, receivedAt: Date, series: [RawSeries]) {
+        let microseconds = (receivedAt.timeIntervalSince1970 * 1e6).rounded()
+        self.init(
+            device: device, session: session, messageID: messageID,
+            receivedMicroseconds: microseconds.isFinite && abs(microseconds) < 9e18 ? Int64(microseconds) : 0, series: series)
+    }
+
+    public init(device: String, session: String, messageID: Int64, receivedMicroseconds: Int64, series: [RawSeries]) {
         self.device = device
         self.session = session
         self.messageID = messageID
-        self.receivedAt = receivedAt
+        self.receivedMicroseconds = receivedMicroseconds
         self.series = series
     }
 

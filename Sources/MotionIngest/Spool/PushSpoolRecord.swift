@@ -31,7 +31,7 @@ public enum PushSpoolRecord {
         string(push.device, lengthBytes: 2, into: &out)
         string(push.session, lengthBytes: 2, into: &out)
         integer(UInt64(bitPattern: push.messageID), bytes: 8, into: &out)
-        integer(UInt64(bitPattern: Int64((push.receivedAt.timeIntervalSince1970 * 1e6).rounded())), bytes: 8, into: &out)
+        integer(UInt64(bitPattern: push.receivedMicroseconds), bytes: 8, into: &out)
         integer(UInt64(push.series.count), bytes: 2, into: &out)
         for series in push.series {
             string(series.sensor, lengthBytes: 1, into: &out)
@@ -82,9 +82,7 @@ public enum PushSpoolRecord {
         guard reader.remaining == 0 else {
             throw PushSpoolRecordError(field: "end", offset: reader.offset, problem: "\(reader.remaining) bytes after the last series")
         }
-        return RawPush(
-            device: device, session: session, messageID: messageID,
-            receivedAt: Date(timeIntervalSince1970: Double(received) / 1e6), series: series)
+        return RawPush(device: device, session: session, messageID: messageID, receivedMicroseconds: received, series: series)
     }
 
     private static func integer(_ value: UInt64, bytes: Int, into out: inout [UInt8]) {

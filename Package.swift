@@ -16,9 +16,6 @@ func withDevices(_ name: String, _ package: String) -> Target.Dependency {
 /// GRDB (SQLite), guarded by `SQLiteHistory` in the same way.
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["SQLiteHistory"]))
 
-/// The PostgreSQL history (postgres-nio), guarded by `PostgresHistory` in the same way.
-let postgresHistory = Target.Dependency.target(name: "MotionHistoryPostgres", condition: .when(traits: ["PostgresHistory"]))
-
 let package = Package(
     name: "swift-core-motion",
     platforms: [.macOS(.v15)],
@@ -40,6 +37,9 @@ let package = Package(
         .library(name: "MotionDaemonClient", targets: ["MotionDaemonClient"]),
         .library(name: "MotionDaemon", targets: ["MotionDaemon"]),
         .library(name: "MotionProtocol", targets: ["MotionProtocol"]),
+        // The history in PostgreSQL: coremotiond and coremotion link it; an app that wants
+        // COREMOTION_HISTORY=postgres://… in its own process depends on it and calls PostgresHistoryStore.register().
+        .library(name: "MotionHistoryPostgres", targets: ["MotionHistoryPostgres"]),
         // Raw pushes of ingest nodes and their spool (also for the fuzzers).
         .library(name: "MotionIngest", targets: ["MotionIngest"]),
         // `coremotion view`'s page↔server messages, for its fuzzer.
@@ -64,11 +64,7 @@ let package = Package(
             name: "SQLiteHistory",
             description: "Keep motion history in process in SQLite (GRDB); without it a process's own history is unavailable (coremotiond keeps it)."
         ),
-        .trait(
-            name: "PostgresHistory",
-            description: "Keep motion history in a PostgreSQL database shared by many machines (COREMOTION_HISTORY=postgres://…, coremotiond --history postgres://…)."
-        ),
-        .default(enabledTraits: ["InProcessDevices", "SQLiteHistory", "PostgresHistory"]),
+        .default(enabledTraits: ["InProcessDevices", "SQLiteHistory"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -199,7 +195,7 @@ let package = Package(
         .target(
             name: "MotionService",
             dependencies: [
-                "MotionClient", "MotionSamples", "MotionEngine", "MotionHistory", postgresHistory,
+                "MotionClient", "MotionSamples", "MotionEngine", "MotionHistory",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
@@ -271,7 +267,7 @@ let package = Package(
             name: "CoreMotionDaemon",
             dependencies: [
                 "MotionDaemon", "MotionService", "MotionDevices", "MotionHistory", "MotionIngest", "MotionSamples", "MotionSystemd", "MotionAuthorization",
-                postgresHistory,
+                "MotionHistoryPostgres",
                 withDevices("ArgumentParser", "swift-argument-parser"),
                 withDevices("ServiceLifecycle", "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -303,7 +299,7 @@ let package = Package(
             dependencies: [
                 "MotionSamples", "MotionRecordings", "MotionSimulator", "MotionIIO", "MotionNetwork", "MotionEngine",
                 "MotionEvaluation", "MotionEmulation", "MotionService", "MotionDevices", "CoreMotion", "MotionDaemonClient", "MotionSystemd", "MotionAuthorization", "MotionLiveView",
-                "MotionLiveViewProtocol", "MotionHistory",
+                "MotionLiveViewProtocol", "MotionHistory", "MotionHistoryPostgres",
                 withDevices("ArgumentParser", "swift-argument-parser"),
             ],
             resources: [.copy("Resources")],
@@ -363,7 +359,7 @@ let package = Package(
         // One suite of history behaviour, run on the SQLite store and on PostgreSQL (COREMOTION_TEST_POSTGRES).
         .testTarget(
             name: "HistoryBehaviourTests",
-            dependencies: ["MotionHistory", "MotionSamples", "MotionSimulator", "TestSupport", postgresHistory],
+            dependencies: ["MotionHistory", "MotionHistoryPostgres", "MotionSamples", "MotionSimulator", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -4,6 +4,7 @@ import Logging
 import MotionDaemon
 import MotionDevices
 import MotionHistory
+import MotionHistoryPostgres
 import MotionService
 import ServiceLifecycle
 
@@ -119,6 +120,8 @@ struct CoreMotionDaemonCommand: AsyncParsableCommand {
         if let policy { configuration.policyPath = policy }
         if let clientBuffer { configuration.clientBufferCapacity = clientBuffer }
 
+        // `--history postgres://…`: the daemon's history (and its ingest nodes') in PostgreSQL.
+        PostgresHistoryStore.register()
         let authorizer: any ClientAuthorizer = try DaemonLaunch.authorizer(
             configuration: configuration, disabled: noAuthorization, logger: logger)
         let core: DaemonCore

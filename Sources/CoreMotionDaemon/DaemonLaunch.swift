@@ -5,9 +5,7 @@ import MotionAuthorization
 import MotionDaemon
 import MotionDevices
 import MotionHistory
-#if PostgresHistory
 import MotionHistoryPostgres
-#endif
 import MotionIngest
 import MotionSamples
 import MotionSystemd
@@ -87,11 +85,7 @@ extension DaemonLaunch {
         guard case .postgres = location else {
             throw ValidationError("--ingest keeps phones' readings in a database several nodes share: give --history postgres://USER@HOST:PORT/DB (not a SQLite file)")
         }
-        #if PostgresHistory
         let storage: any RawPushStorage = try PostgresPushStore(location: location, logger: logger)
-        #else
-        throw ValidationError("--ingest needs the PostgreSQL history, and this coremotiond was built without its PostgresHistory trait")
-        #endif
         let spoolRoot = spool ?? "/var/lib/coremotion/spool"
         return try specifications.map { text in
             let specification: DeviceSpecification

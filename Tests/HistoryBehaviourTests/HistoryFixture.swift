@@ -1,9 +1,7 @@
 import Foundation
 import MotionHistory
 import TestSupport
-#if PostgresHistory
 import MotionHistoryPostgres
-#endif
 
 /// 2023-11-14 22:13:20 UTC: not on a minute boundary, so spans cut minute rows.
 let base = Date(timeIntervalSince1970: 1_700_000_000)
@@ -89,12 +87,8 @@ final class HistoryFixture: Sendable {
         case .sqliteMemory, .sqliteFile:
             return try HistoryStore(configuration: configuration)
         case .postgres:
-            #if PostgresHistory
             return try PostgresHistoryStore(
                 configuration: configuration, options: .init(devicePrefix: devicePrefix, connectTimeout: 5, queryTimeout: 20))
-            #else
-            throw PostgresTestServer.Unavailable()
-            #endif
         }
     }
 
@@ -119,14 +113,10 @@ enum PostgresTestServer {
     /// PostgreSQL store.
     static let url: URL? = {
         let value = ProcessInfo.processInfo.environment[variable] ?? ""
-        #if PostgresHistory
         if !value.isEmpty, let location = try? HistoryLocation.postgres(value), case .postgres(let url) = location {
             return url
         }
         print("HistoryBehaviourTests: PostgreSQL suite skipped: set \(variable)=postgres://… (tools/postgres/test-server.sh start DIR prints one)")
-        #else
-        print("HistoryBehaviourTests: PostgreSQL suite skipped: built without the PostgresHistory trait")
-        #endif
         return nil
     }()
 

@@ -1,4 +1,3 @@
-#if PostgresHistory
 import Foundation
 import MotionHistory
 @testable import MotionHistoryPostgres
@@ -181,4 +180,3 @@ final class SilentListener: Sendable {
 
     func close() { _ = Glibc.close(descriptor) }
 }
-#endif

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionHistory
+import MotionHistoryPostgres
 import MotionSamples
 import MotionService
 
@@ -70,6 +71,7 @@ struct HistoryCommand: ParsableCommand {
             if case .file(let url) = location, !FileManager.default.fileExists(atPath: url.path) {
                 throw ValidationError("no history at \(url.path)")
             }
+            PostgresHistoryStore.register()
             do {
                 return try MotionService.openHistoryForTools(HistoryConfiguration(location: location))
             } catch {

@@ -38,8 +38,8 @@ public enum HistoryError: Error, Sendable, Hashable, CustomStringConvertible {
     case builtWithoutSQLite
     /// A `postgres://` history URL that cannot be used (shown without its password).
     case invalidServerURL(String, reason: String)
-    /// A PostgreSQL history in a build without the package trait `PostgresHistory`, or opened with the
-    /// SQLite store.
+    /// A PostgreSQL history in a process where no PostgreSQL store registered itself (``HistoryServers``),
+    /// or opened with the SQLite store.
     case builtWithoutPostgres(location: String)
     /// The PostgreSQL server refused or failed an operation, or could not be reached; `location` is the URL
     /// without its password.
@@ -83,7 +83,7 @@ public enum HistoryError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidServerURL(let url, let reason):
             "history URL '\(url)': \(reason)"
         case .builtWithoutPostgres(let location):
-            "history '\(location.logSafePath)' is a PostgreSQL database, but swift-core-motion was built without its PostgresHistory trait"
+            "history '\(location.logSafePath)' is a PostgreSQL database, and this process has no PostgreSQL history: depend on the MotionHistoryPostgres product and call PostgresHistoryStore.register() before the first Core Motion call"
         case .serverFailure(let location, let operation, let reason):
             "history database '\(location.logSafePath)': \(operation) failed: \(reason.logSafeReason)"
         }

@@ -1,9 +1,6 @@
 import Foundation
 import MotionHistory
 import MotionSamples
-#if PostgresHistory
-import MotionHistoryPostgres
-#endif
 
 /// How a service opens its history.
 public struct HistorySettings: Sendable {
@@ -72,29 +69,17 @@ extension MotionService {
     }
 
     /// Opens the store for the configuration's location: the SQLite store for a file or memory, the
-    /// PostgreSQL store for a `postgres://` URL (package trait `PostgresHistory`).
+    /// registered server store (``MotionHistory/HistoryServers``) for a `postgres://` URL.
     public static func openHistory(_ configuration: HistoryConfiguration) throws -> any HistoryStorage {
-        if case .postgres = configuration.location {
-            #if PostgresHistory
-            return try PostgresHistoryStore(configuration: configuration)
-            #else
-            throw HistoryError.builtWithoutPostgres(location: configuration.location.description)
-            #endif
-        }
+        if case .postgres = configuration.location { return try HistoryServers.open(configuration) }
         return try HistoryStore(configuration: configuration)
     }
 
     /// Opens the store for a tool that reads every device in it (`coremotion history`): a PostgreSQL
     /// database answers for every machine and phone, not only this machine's devices.
     public static func openHistoryForTools(_ configuration: HistoryConfiguration) throws -> any HistoryStorage {
-        if case .postgres = configuration.location {
-            #if PostgresHistory
-            // No prefix: every machine's and every phone's devices, named in full.
-            return try PostgresHistoryStore(configuration: configuration, options: .init(devicePrefix: ""))
-            #else
-            throw HistoryError.builtWithoutPostgres(location: configuration.location.description)
-            #endif
-        }
+        // Every machine's and every phone's devices, named in full.
+        if case .postgres = configuration.location { return try HistoryServers.open(configuration, everyDevice: true) }
         return try HistoryStore(configuration: configuration)
     }
 

@@ -30,7 +30,7 @@ import time
 import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PAGES = [
+PAGES = [  # the pages a newcomer copies from
     "README.md",
     "docs/getting-started.md",
     "Sources/CoreMotion/CoreMotion.docc/CoreMotion.md",
@@ -112,9 +112,14 @@ def package_for(page, items, folder):
     has_tests = any(what == "test" for _, _, what in items)
     if has_tests:
         os.makedirs(os.path.join(folder, "Tests", f"{name}Tests"))
+        # A block that continues an earlier one (no imports of its own) gets the page's imports, as a reader
+        # who pastes it below the earlier block has them.
+        imports = sorted({l for _, text in tests for l in text.splitlines() if l.startswith("import ")})
         for line, text in tests:
+            own = {l for l in text.splitlines() if l.startswith("import ")}
+            header = "".join(i + "\n" for i in imports if i not in own)
             with open(os.path.join(folder, "Tests", f"{name}Tests", f"Line{line}.swift"), "w", encoding="utf-8") as f:
-                f.write(f"// {page}, line {line}\nimport Foundation\n{text}")
+                f.write(f"// {page}, line {line}\nimport Foundation\n{header}{text}")
         targets.append(
             f'.testTarget(name: "{name}Tests", dependencies: [.product(name: "CoreMotion", package: "swift-core-motion"), '
             f'.product(name: "CoreMotionTesting", package: "swift-core-motion")])')

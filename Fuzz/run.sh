@@ -3,12 +3,15 @@
 # copy of its seed corpus. Exits non-zero when a fuzzer finds a crash, a leak, a timeout or an
 # out-of-memory, and prints where the input is kept and a hexdump of it.
 #
-#     Fuzz/run.sh [SECONDS]          from anywhere; CI runs `Fuzz/run.sh 30`
+#     Fuzz/run.sh [SECONDS]          from anywhere; CI runs `Fuzz/run.sh 6`
+#     Fuzz/run.sh --build-only       builds the fuzzers and stops (CI builds them early, in the background)
 #
 # Environment: FUZZ_TARGETS (default "ClientFrame DaemonFrame PhyphoxGet PhyphoxConfig SensorServerMessage SensorLoggerPush PageCommand ReceiverAddress PushSpool") picks the targets; FUZZ_ARGS adds libFuzzer
 # options (e.g. FUZZ_ARGS="-jobs=2 -workers=2"); TMPDIR is where the work folder goes.
 set -euo pipefail
 
+build_only=
+if [ "${1:-}" = --build-only ]; then build_only=1; shift; fi
 seconds=${1:-30}
 case "$seconds" in
     '' | *[!0-9]*) echo "usage: $0 [SECONDS]  (whole seconds per fuzzer, default 30)" >&2; exit 2 ;;
@@ -34,6 +37,7 @@ for target in $targets; do
 done
 bin=$(swift build --package-path "$fuzz" -c debug -Xswiftc -sanitize=fuzzer,address --show-bin-path)
 echo "built in $(elapsed) s: $bin"
+if [ -n "$build_only" ]; then rm -rf "$work"; exit 0; fi
 
 failed=0
 for target in $targets; do

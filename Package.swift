@@ -7,8 +7,9 @@ let strict: [SwiftSetting] = [
 ]
 
 /// A product of a package that only the default configuration uses (the HTTP server, the tools' argument
-/// parser, service lifecycle): guarded by `InProcessDevices`, so that an app built without the trait does not
-/// even resolve its package (SwiftPM prunes a dependency every reference of which is trait-guarded).
+/// parser, service lifecycle, the PostgreSQL client): guarded by `InProcessDevices`, so that an app built
+/// without the trait does not even resolve its package (SwiftPM prunes a dependency every reference of which
+/// is trait-guarded).
 func withDevices(_ name: String, _ package: String) -> Target.Dependency {
     .product(name: name, package: package, condition: .when(traits: ["InProcessDevices"]))
 }
@@ -164,7 +165,9 @@ let package = Package(
             name: "MotionHistoryPostgres",
             dependencies: [
                 "MotionHistory", "MotionIngest", "MotionSamples",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                // Guarded like the HTTP server: an app built without the default traits (a daemon-only client)
+                // does not resolve postgres-nio and its TLS and crypto packages at all.
+                withDevices("PostgresNIO", "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -359,7 +362,7 @@ let package = Package(
         // One suite of history behaviour, run on the SQLite store and on PostgreSQL (COREMOTION_TEST_POSTGRES).
         .testTarget(
             name: "HistoryBehaviourTests",
-            dependencies: ["MotionHistory", "MotionHistoryPostgres", "MotionSamples", "MotionSimulator", "TestSupport"],
+            dependencies: ["MotionHistory", "MotionHistoryPostgres", "MotionIngest", "MotionSamples", "MotionSimulator", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -195,8 +195,18 @@ struct HistoryCommand: ParsableCommand {
 
     struct Samples: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Recorded accelerometer samples (the sensor recorder's, in g): identifier, time, x, y, z. Spans of at most 12 h.")
+            abstract: "Recorded accelerometer samples (the sensor recorder's, in g), or a phone's stored raw readings (--sensor).",
+            discussion: """
+                Without --sensor: the sensor recorder's accelerometer samples (CMSensorRecorder), identifier, time, \
+                x, y, z in g; spans of at most 12 h (default: the last hour before --to). With --sensor NAME and \
+                --device: the raw readings of that sensor which ingest nodes stored for a phone (PostgreSQL only), \
+                in the phone's own units and axes, with the sensor's field names; spans of at most 1 h (default: \
+                the last hour before --to). `coremotion history devices` lists each device's sensors.
+                """)
         @OptionGroup var selection: Selection
+
+        @Option(help: "A pushed sensor's name (e.g. accelerometer, gyroscope, location): its stored raw readings.")
+        var sensor: String?
 
         struct Sample: Encodable {
             var identifier: UInt64
@@ -208,6 +218,10 @@ struct HistoryCommand: ParsableCommand {
 
         func run() throws {
             let (start, end) = try selection.span()
+            if let sensor {
+                try printRawReadings(sensor, start: selection.from == nil ? max(start, end.addingTimeInterval(-3_600)) : start, end: end)
+                return
+            }
             let store = try selection.open()
             defer { try? store.close() }
             let samples: [RecordedAccelerometerSample]
@@ -228,6 +242,85 @@ struct HistoryCommand: ParsableCommand {
             print("identifier,time,x,y,z")
             for s in samples {
                 print("\(s.identifier),\(HistoryCommand.iso(s.date)),\(s.acceleration.x),\(s.acceleration.y),\(s.acceleration.z)")
+            }
+        }
+
+        /// One stored raw reading as a JSON line: its values under `values`, keyed by field name (a field
+        /// may be called `time`), non-finite values as `null`.
+        struct RawReadingLine: Encodable {
+            var sensor: String
+            var time: Date
+            var fields: [String]
+            var values: [Double]
+
+            struct Key: CodingKey {
+                var stringValue: String
+                var intValue: Int? { nil }
+                init(_ name: String) { stringValue = name }
+                init?(stringValue: String) { self.stringValue = stringValue }
+                init?(intValue: Int) { nil }
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(sensor, forKey: Key("sensor"))
+                try container.encode(time, forKey: Key("time"))
+                try container.encode(time.timeIntervalSince1970, forKey: Key("unix_time"))
+                var named = container.nestedContainer(keyedBy: Key.self, forKey: Key("values"))
+                for (field, value) in zip(fields, values) {
+                    if !value.isFinite {
+                        try named.encodeNil(forKey: Key(field))
+                    } else if let single = Samples.storedSingle(value) {
+                        try named.encode(single, forKey: Key(field))
+                    } else {
+                        try named.encode(value, forKey: Key(field))
+                    }
+                }
+            }
+        }
+
+        /// `value` as the float4 it was stored as, when it is one (most sensors' readings are stored as `real`):
+        /// printed as `0.1`, not as the `Double` nearest that float4, `0.10000000149011612`.
+        static func storedSingle(_ value: Double) -> Float? {
+            let single = Float(value)
+            return single.isFinite && Double(single) == value ? single : nil
+        }
+
+        /// `text` as one CSV field: quoted when it holds a comma, a quote or a line break (field names come
+        /// from the phones).
+        static func csvField(_ text: String) -> String {
+            guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
+            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+
+        /// A phone's stored raw readings of `sensor` (PostgreSQL: what ingest nodes stored from its pushes).
+        func printRawReadings(_ sensor: String, start: Date, end: Date) throws {
+            guard let device = selection.device else {
+                throw ValidationError("--sensor needs --device: the phone whose readings to print (`coremotion history devices` lists them)")
+            }
+            let store = try selection.open()
+            defer { try? store.close() }
+            guard let postgres = store as? PostgresHistoryStore else {
+                throw ValidationError("raw readings of pushed sensors are stored only in a PostgreSQL history (by ingest nodes, docs/ingest.md); --history must be a postgres:// URL")
+            }
+            let series: [StoredRawReadings]
+            do {
+                series = try postgres.rawReadings(device: device, sensor: sensor, from: start, to: end)
+            } catch HistoryError.spanTooLong(let seconds, let limit) {
+                throw ValidationError("the span is \(Int(seconds)) s; raw readings are read at most \(Int(limit)) s at a time (--from, --to)")
+            }
+            for (index, s) in series.enumerated() {
+                if selection.json {
+                    for r in s.readings { try HistoryCommand.jsonLine(RawReadingLine(sensor: s.sensor, time: r.time, fields: s.fields, values: r.values)) }
+                    continue
+                }
+                // A sensor sent with two field lists (an app update) prints two tables, one after the other.
+                if index > 0 { print("") }
+                print((["time", "unix_time"] + s.fields.map(Self.csvField)).joined(separator: ","))
+                for r in s.readings {
+                    let values = r.values.map { value in Self.storedSingle(value).map { "\($0)" } ?? "\(value)" }.joined(separator: ",")
+                    print("\(HistoryCommand.iso(r.time)),\(String(format: "%.6f", r.time.timeIntervalSince1970)),\(values)")
+                }
             }
         }
     }

@@ -1,0 +1,87 @@
+import Foundation
+import MotionHistory
+import MotionHistoryPostgres
+import MotionIngest
+import Testing
+
+/// A phone's raw readings as an ingest node stores them (`PostgresPushStore`) and as `coremotion history
+/// samples --sensor` reads them back (`PostgresHistoryStore.rawReadings`).
+@Suite(
+    "PostgreSQL stored raw readings",
+    .enabled(if: PostgresTestServer.url != nil, "no PostgreSQL server: set COREMOTION_TEST_POSTGRES=postgres://…"))
+struct PostgresRawReadingsTests {
+    /// 2026-09-21 14:13:20 UTC, in microseconds.
+    static let t0: Int64 = 1_790_000_000_000_000
+
+    static func date(_ microseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(microseconds) / 1e6) }
+
+    /// `count` accelerometer readings at 100 Hz from `first`, values that float4 cannot hold exactly.
+    static func accelerometer(first: Int, count: Int) -> RawSeries {
+        let times = (first..<(first + count)).map { t0 + Int64($0) * 10_000 }
+        var values: [Double] = []
+        for i in first..<(first + count) {
+            let x = Double(i)
+            values += [0.1 * x, -9.80665 + 0.001 * x, 1.0 / 3.0]
+        }
+        return RawSeries(sensor: "accelerometer", fields: ["x", "y", "z"], microseconds: times, values: values)
+    }
+
+    func stores() throws -> (pushes: PostgresPushStore, history: PostgresHistoryStore) {
+        let url = try #require(PostgresTestServer.url)
+        var configuration = HistoryConfiguration(location: .postgres(url))
+        configuration.flushInterval = 3600
+        // Prefix "": every device of the database, as `coremotion history` reads it. Opened first: it migrates
+        // the schema, which the push store expects.
+        let history = try PostgresHistoryStore(configuration: configuration, options: .init(devicePrefix: "", connectTimeout: 5, queryTimeout: 20))
+        return (try PostgresPushStore(location: .postgres(url)), history)
+    }
+
+    @Test("readings come back in time order, as float4 (real) or exactly (location), only inside the span")
+    func readsBack() throws {
+        let (pushes, history) = try stores()
+        defer { try? history.close() }
+        let device = "test-raw-\(UUID().uuidString)"
+        // The second second first: the reader orders by time whatever the pushes' order.
+        let second = RawPush(device: device, session: "s", messageID: 2, receivedMicroseconds: Self.t0 + 2_100_000,
+                             series: [Self.accelerometer(first: 100, count: 100)])
+        let location = RawSeries(sensor: "location", fields: ["latitude", "longitude"], microseconds: [Self.t0 + 500_000],
+                                 values: [47.376_886_123_456, 8.541_694_987_654])
+        let first = RawPush(device: device, session: "s", messageID: 1, receivedMicroseconds: Self.t0 + 1_100_000,
+                            series: [Self.accelerometer(first: 0, count: 100), location])
+        #expect(try pushes.store(second, node: "test"))
+        #expect(try pushes.store(first, node: "test"))
+
+        let all = try history.rawReadings(device: device, sensor: "accelerometer", from: Self.date(Self.t0), to: Self.date(Self.t0 + 2_000_000))
+        try #require(all.count == 1)
+        #expect(all[0].sensor == "accelerometer")
+        #expect(all[0].fields == ["x", "y", "z"])
+        #expect(all[0].readings.count == 200)
+        for (i, reading) in all[0].readings.enumerated() {
+            #expect(abs(reading.time.timeIntervalSince1970 - Self.date(Self.t0 + Int64(i) * 10_000).timeIntervalSince1970) < 1e-6)
+            let x = Double(i)
+            let expected: [Double] = [Double(Float(0.1 * x)), Double(Float(-9.80665 + 0.001 * x)), Double(Float(1.0 / 3.0))]
+            #expect(reading.values == expected)
+        }
+
+        // [0.5 s, 1.5 s): readings 50…149, across both pushes' chunks.
+        let middle = try history.rawReadings(
+            device: device, sensor: "accelerometer", from: Self.date(Self.t0 + 500_000), to: Self.date(Self.t0 + 1_500_000))
+        #expect(middle.first?.readings.count == 100)
+        #expect(middle.first?.readings.first.map { abs($0.values[0] - Double(Float(5.0))) < 1e-9 } == true)
+
+        let fix = try history.rawReadings(device: device, sensor: "location", from: Self.date(Self.t0), to: Self.date(Self.t0 + 1_000_000))
+        #expect(fix.first?.readings.map(\.values) == [[47.376_886_123_456, 8.541_694_987_654]])
+
+        #expect(try history.rawReadings(device: device, sensor: "gyroscope", from: Self.date(Self.t0), to: Self.date(Self.t0 + 1_000_000)).isEmpty)
+        #expect(try history.rawReadings(device: device + "-none", sensor: "accelerometer", from: Self.date(Self.t0), to: Self.date(Self.t0 + 1_000_000)).isEmpty)
+    }
+
+    @Test("a span over an hour is refused with spanTooLong")
+    func boundsTheSpan() throws {
+        let (_, history) = try stores()
+        defer { try? history.close() }
+        #expect(throws: HistoryError.self) {
+            _ = try history.rawReadings(device: "any", sensor: "accelerometer", from: Self.date(Self.t0), to: Self.date(Self.t0 + 3_601_000_000))
+        }
+    }
+}

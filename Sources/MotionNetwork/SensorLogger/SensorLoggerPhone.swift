@@ -39,7 +39,7 @@ public struct SensorLoggerReply: Sendable, Hashable {
 ///
 /// The source of each raw sensor is chosen by the first message that has one (the uncalibrated reading
 /// when present) and kept for the recording, so two sources never interleave.
-public final class SensorLoggerPhone: @unchecked Sendable {  // @unchecked: all ingest state (`clock`, `detector`, `summary`, seen ids, `sources`) is guarded by `lock`
+public final class SensorLoggerPhone: @unchecked Sendable {  // @unchecked: all ingest state (`clock`, `detector`, `summary`, seen ids, `rawSources`) is guarded by `lock`
     /// The phone's `deviceId`.
     public let deviceId: String
     /// Its live device (the ``MotionSamples/MotionDevice`` an app may use).
@@ -55,7 +55,7 @@ public final class SensorLoggerPhone: @unchecked Sendable {  // @unchecked: all 
     private var sessionId: String?
     private var seenMessages = Set<Int64>()
     private var seenOrder: [Int64] = []
-    private var sources: [SensorKind: SensorLoggerSensor] = [:]
+    private var rawSources = SensorLoggerRawSources()
     private var readingNames: [String: Int] = [:]
     private var summary: Summary
     private var undecidedMessages = 0
@@ -138,7 +138,7 @@ public final class SensorLoggerPhone: @unchecked Sendable {  // @unchecked: all 
                 detector = SensorLoggerConventionDetector()
                 if platformOverride == nil { summary.decision = nil }
                 clock.reset()
-                sources = [:]
+                rawSources = SensorLoggerRawSources()
                 seenMessages = []
                 seenOrder = []
                 undecidedMessages = 0
@@ -200,35 +200,34 @@ public final class SensorLoggerPhone: @unchecked Sendable {  // @unchecked: all 
         for (index, r) in message.readings.enumerated() {
             guard r.time > 0, let t = clock.hostTime(r.time) else { skipped += 1; continue }
             switch r.sensor {
-            case .accelerometerUncalibrated, .totalAcceleration:
-                guard let v = message.vector(in: r) else { skipped += 1; continue }
-                guard let decision else { undecided += 1; continue }
-                guard sources[.accelerometer] == r.sensor else { continue }
-                let g = r.sensor == .totalAcceleration ? SensorLoggerConvention.totalAcceleration(v) : decision.convention.rawAcceleration(v)
-                items.append(.sample(.accelerometer(TimedVector(time: t, value: g))))
-            case .accelerometer, .gravity:
-                guard let v = message.vector(in: r) else { skipped += 1; continue }
-                guard let decision else { undecided += 1; continue }
-                let g = decision.convention.motionAcceleration(v)
-                if r.sensor == .gravity {
-                    reference.gravity.append(TimedVector(time: t, value: g))
-                    if sources[.accelerometer] == .gravity { pairs[r.time, default: (nil, nil)].gravity = g }
-                } else {
-                    reference.userAcceleration.append(TimedVector(time: t, value: g))
-                    if sources[.accelerometer] == .gravity { pairs[r.time, default: (nil, nil)].user = g }
+            case .accelerometerUncalibrated, .totalAcceleration, .accelerometer, .gravity,
+                 .gyroscopeUncalibrated, .gyroscope, .magnetometerUncalibrated, .magnetometer:
+                switch rawSources.convert(r, in: message, time: t, decision: decision) {
+                case .malformed:
+                    skipped += 1
+                    continue
+                case .undecided:
+                    undecided += 1
+                    continue
+                case .sample(let sample):
+                    items.append(.sample(sample))
+                case .motionPart(let g):
+                    let pairing = rawSources.accelerometer == .gravity
+                    if r.sensor == .gravity {
+                        reference.gravity.append(TimedVector(time: t, value: g))
+                        if pairing { pairs[r.time, default: (nil, nil)].gravity = g }
+                    } else {
+                        reference.userAcceleration.append(TimedVector(time: t, value: g))
+                        if pairing { pairs[r.time, default: (nil, nil)].user = g }
+                    }
+                case .notSource, .other:
+                    break
                 }
-            case .gyroscopeUncalibrated, .gyroscope, .magnetometerUncalibrated, .magnetometer:
-                guard let v = message.vector(in: r) else { skipped += 1; continue }
-                let kind: SensorKind = (r.sensor == .gyroscope || r.sensor == .gyroscopeUncalibrated) ? .gyroscope : .magnetometer
-                if r.sensor == .gyroscope { reference.rotationRate.append(TimedVector(time: t, value: v)) }
-                if r.sensor == .magnetometer { reference.calibratedMagneticField.append(TimedVector(time: t, value: v)) }
-                if sources[kind] == r.sensor {
-                    items.append(.sample(kind == .gyroscope ? .gyroscope(TimedVector(time: t, value: v)) : .magnetometer(TimedVector(time: t, value: v))))
-                }
+                // Reference data: the calibrated readings as the phone sent them.
+                if r.sensor == .gyroscope, let v = message.vector(in: r) { reference.rotationRate.append(TimedVector(time: t, value: v)) }
+                if r.sensor == .magnetometer, let v = message.vector(in: r) { reference.calibratedMagneticField.append(TimedVector(time: t, value: v)) }
             case .barometer:
-                if let hPa = message.number(.pressure, in: r) {
-                    items.append(.sample(.barometer(PressureReading(time: t, kilopascals: SensorLoggerConvention.kilopascals(hectopascals: hPa)))))
-                }
+                if case .sample(let sample) = rawSources.convert(r, in: message, time: t, decision: decision) { items.append(.sample(sample)) }
                 if let h = message.number(.relativeAltitude, in: r), h.isFinite { reference.relativeAltitude.append(TimedScalar(time: t, value: h)) }
             case .orientation:
                 guard let w = message.number(.qw, in: r), let v = message.vector(.qx, .qy, .qz, in: r), w.isFinite else { skipped += 1; continue }
@@ -263,7 +262,7 @@ public final class SensorLoggerPhone: @unchecked Sendable {  // @unchecked: all 
         for (time, pair) in pairs {
             // Apple: the raw sample of that instant is gravity + user acceleration.
             guard let g = pair.gravity, let u = pair.user, let t = clock.hostTime(time) else { continue }
-            items.append(.sample(.accelerometer(TimedVector(time: t, value: g + u))))
+            items.append(.sample(.accelerometer(TimedVector(time: t, value: SensorLoggerRawSources.rawAcceleration(gravity: g, user: u)))))
         }
         summary.skippedReadings += skipped + undecided
         let reply = replyFor(message, undecided: undecided, items: items)
@@ -279,30 +278,18 @@ public final class SensorLoggerPhone: @unchecked Sendable {  // @unchecked: all 
         if undecided > 0 && undecidedMessages >= 4 {
             return SensorLoggerReply(status: 499, text: "coremotion cannot tell whether this phone standardises units: enable the Uncalibrated Accelerometer (or Orientation with Gravity) in Sensor Logger, or start the receiver with &platform=ios|android|ios-standardised")
         }
-        if sources[.accelerometer] == nil && summary.messages >= 8 && message.readings.contains(where: { $0.sensor != .test }) {
+        if rawSources.accelerometer == nil && summary.messages >= 8 && message.readings.contains(where: { $0.sensor != .test }) {
             return SensorLoggerReply(status: 499, text: "coremotion needs the raw motion sensors: enable the Uncalibrated Accelerometer, Gyroscope and Magnetometer in Sensor Logger")
         }
         return .ok
     }
 
-    /// Chooses each raw sensor's source from the first message that has one. Caller holds `lock`.
+    /// Chooses each raw sensor's source from the first message that has one (``SensorLoggerRawSources``).
+    /// Caller holds `lock`.
     private func chooseSources(_ message: SensorLoggerMessage) {
-        guard sources.count < 3 else { return }
-        var present = Set<String>()
-        for r in message.readings { present.insert(r.sensor.name) }
-        func has(_ s: SensorLoggerSensor) -> Bool { present.contains(s.name) }
-        if sources[.accelerometer] == nil {
-            if has(.accelerometerUncalibrated) { sources[.accelerometer] = .accelerometerUncalibrated }
-            else if has(.totalAcceleration) { sources[.accelerometer] = .totalAcceleration }
-            else if has(.gravity) && has(.accelerometer) { sources[.accelerometer] = .gravity }
-        }
-        if sources[.gyroscope] == nil {
-            if has(.gyroscopeUncalibrated) { sources[.gyroscope] = .gyroscopeUncalibrated } else if has(.gyroscope) { sources[.gyroscope] = .gyroscope }
-        }
-        if sources[.magnetometer] == nil {
-            if has(.magnetometerUncalibrated) { sources[.magnetometer] = .magnetometerUncalibrated } else if has(.magnetometer) { sources[.magnetometer] = .magnetometer }
-        }
-        summary.sources = Dictionary(uniqueKeysWithValues: sources.map { ($0.key.rawValue, $0.value == .gravity ? "gravity + accelerometer" : $0.value.name) })
+        guard rawSources.sources.count < 3 else { return }
+        rawSources.choose(from: message)
+        summary.sources = rawSources.summary
     }
 
     /// A `headphone` reading as a sample (HEADPHONES.md §3), in Core Motion's units. Caller holds `lock`.

@@ -15,6 +15,10 @@ final class ActivityClient: Sendable {
 /// When recording starts after an earlier run of this device ended, an `unknown` state is written at the
 /// end of that run, so that the gap reads as unknown rather than as the last state.
 final class ActivityRecorder: @unchecked Sendable {  // @unchecked: every var is guarded by `lock`; `service` is weak and never reassigned
+    /// The accelerometer interval activity recognition asks for, seconds (50 Hz; the classifier resamples
+    /// to 25 Hz).
+    static let accelerometerInterval = 0.02
+
     private weak var service: MotionService?
     private var classifier: ActivityClassifier?
     private var tracker = ActivityTracker()
@@ -56,7 +60,7 @@ final class ActivityRecorder: @unchecked Sendable {  // @unchecked: every var is
             )
         }
         // Recording for the history: samples may come in batches (MotionService.backgroundLatency).
-        let s = service.subscribe(to: .accelerometer, interval: 0.02, maximumLatency: MotionService.backgroundLatency) { [weak self] sample in
+        let s = service.subscribe(to: .accelerometer, interval: Self.accelerometerInterval, maximumLatency: MotionService.backgroundLatency) { [weak self] sample in
             self?.receive(sample)
         }
         lock.lock()

@@ -154,10 +154,11 @@ let package = Package(
             swiftSettings: strict
         ),
         // Layer 5: what ingest nodes store for phones: raw pushes and the local spool that keeps them while the
-        // database is away. No database here: the PostgreSQL history stores them (RawPushStorage).
+        // database is away; the lease and records of phones' engines. No database here: the PostgreSQL history
+        // stores them (RawPushStorage, PhoneEngineStorage).
         .target(
             name: "MotionIngest",
-            dependencies: ["MotionSamples", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: ["MotionSamples", "MotionHistory", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: strict
         ),
         // Layer 5: the same history in PostgreSQL, shared by many machines and ingest nodes.
@@ -389,6 +390,7 @@ let package = Package(
             dependencies: [
                 "MotionDaemon", "MotionDaemonClient", "MotionService", "MotionDevices", "MotionProtocol", "MotionIIO", "MotionEmulation",
                 "MotionRecordings", "MotionSimulator", "MotionAuthorization", "CoreMotion", "TestSupport", "MotionIngest", "MotionNetwork",
+                "MotionHistory", "MotionHistoryPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -17,6 +17,9 @@ struct PostgresWriting {
     let devicePrefix: String
     /// Known device ids by source; grows with the devices this batch creates.
     var deviceIDs: [String: Int64]
+    /// Whether the devices' `last_seen` becomes now (a daemon's own device; not a phone's, whose pushes say
+    /// when it was seen).
+    var touchesLastSeen = true
 
     init(session: PostgresSession, devicePrefix: String, deviceIDs: [String: Int64]) {
         self.session = session
@@ -47,8 +50,10 @@ struct PostgresWriting {
                 if !steps.isEmpty { writes += try stepWrites(steps, device: device, operation: operation) }
                 if !samples.isEmpty { writes += accelerometerWrites(samples, device: device, nextIdentifier: nextIdentifier) }
             }
-            writes.append(
-                "UPDATE coremotion.device SET last_seen = now() WHERE id = \(device) AND last_seen < now() - interval '1 minute'")
+            if touchesLastSeen {
+                writes.append(
+                    "UPDATE coremotion.device SET last_seen = now() WHERE id = \(device) AND last_seen < now() - interval '1 minute'")
+            }
             for floor in batch.floors[source] ?? [] {
                 let date = PostgresTimestamp(floor.date)
                 let change = Int16(floor.change.rawValue)

@@ -86,8 +86,10 @@ extension DaemonLaunch {
             throw ValidationError("--ingest keeps phones' readings in a database several nodes share: give --history postgres://USER@HOST:PORT/DB (not a SQLite file)")
         }
         let storage: any RawPushStorage = try PostgresPushStore(location: location, logger: logger)
+        // The phones' engines: one worker per daemon (on its first node), whatever the number of ports.
+        let engines: any PhoneEngineStorage = try PostgresPhoneEngineStore(location: location)
         let spoolRoot = spool ?? "/var/lib/coremotion/spool"
-        return try specifications.map { text in
+        return try specifications.enumerated().map { index, text in
             let specification: DeviceSpecification
             do {
                 specification = try DeviceSpecification.parse(text)
@@ -101,7 +103,9 @@ extension DaemonLaunch {
             let pushSpool = try PushSpool(folder: folder) { notice in logger.warning("\(notice)") }
             var settings = IngestNode.Settings()
             settings.node = node.map { specifications.count > 1 ? "\($0):\(configuration.port)" : $0 }
-            return IngestNode(configuration: configuration, database: storage, spool: pushSpool, settings: settings, logger: logger)
+            return IngestNode(
+                configuration: configuration, database: storage, spool: pushSpool, engines: index == 0 ? engines : nil, settings: settings,
+                logger: logger)
         }
     }
 }

@@ -109,6 +109,9 @@ private struct StatusView: Decodable {
             var committed: Int; var spooled: Int; var duplicates: Int; var refused: Int; var readings: Int; var drained: Int
             var spoolPushes: Int; var spoolBytes: Int; var databaseReachable: Bool; var lagSeconds: Double
             var latencyP50Milliseconds: Double; var latencyP99Milliseconds: Double; var phones: Int
+            /// The phones' engines; absent from nodes that run none (and from daemons before them).
+            struct Engines: Decodable { var phones: Int; var windows: Int; var steps: Int; var lostLeases: Int; var lagSeconds: Double }
+            var engines: Engines?
         }
         var address: String; var node: String; var figures: Figures
     }
@@ -165,6 +168,11 @@ private struct StatusView: Decodable {
             let lag = f.lagSeconds > 0 ? ", \(Output.fixed(f.lagSeconds, 0)) s behind" : ""
             let database = "database " + (f.databaseReachable ? "reachable" : "UNREACHABLE") + lag
             lines.append("ingest \(node.address.logSafe) (node \(node.node.logSafe)): \(counts); \(latency); \(spool); \(database)")
+            if let e = f.engines {
+                lines.append(
+                    "  phone engines: \(e.phones) phones derived, \(e.windows) windows, \(e.steps) steps written, \(e.lostLeases) leases lost; "
+                        + "\(Output.fixed(e.lagSeconds, 0)) s behind the newest reading")
+            }
         }
         return lines.joined(separator: "\n")
     }

@@ -29,6 +29,8 @@ public final class IngestNode: Sendable {
         public var maximumPhones: Int = 1024
         /// How often the drain thread looks at the spool, seconds.
         public var drainInterval: TimeInterval = 0.5
+        /// How the phones' engines run (when the node has a ``PhoneEngineStorage``).
+        public var engines = PhoneEngineWorker.Settings()
 
         public init() {}
     }
@@ -58,6 +60,9 @@ public final class IngestNode: Sendable {
         public var latencyP99Milliseconds: Double = 0
         /// Phones seen by this node.
         public var phones = 0
+        /// The phones' engines on this node (`nil` when it runs none): phones derived, windows and steps
+        /// written, the lag behind the newest reading.
+        public var engines: PhoneEngineWorker.Figures?
     }
 
     public let configuration: SensorLoggerConfiguration
@@ -65,6 +70,8 @@ public final class IngestNode: Sendable {
     /// The receiver (its phones and statistics).
     public let receiver: SensorLoggerServer
     private let database: any RawPushStorage
+    /// The phones' engines, when the node runs them.
+    public let engineWorker: PhoneEngineWorker?
     private let spool: PushSpool
     private let logger: Logger
     private let writers: NIOThreadPool
@@ -80,9 +87,12 @@ public final class IngestNode: Sendable {
         var reportedDown = false
     }
 
+    /// A node receiving on `configuration`'s address, storing into `database` (else `spool`); with `engines`
+    /// (the PostgreSQL history), it also runs the phones' engines (``PhoneEngineWorker``) from ``start()`` to
+    /// ``stop()``.
     public init(
         configuration: SensorLoggerConfiguration, database: any RawPushStorage, spool: PushSpool,
-        settings: Settings = Settings(), logger: Logger = Logger(label: "coremotion.ingest")
+        engines: (any PhoneEngineStorage)? = nil, settings: Settings = Settings(), logger: Logger = Logger(label: "coremotion.ingest")
     ) {
         self.configuration = configuration
         self.settings = settings
@@ -91,6 +101,14 @@ public final class IngestNode: Sendable {
         self.logger = logger
         self.receiver = SensorLoggerServer(configuration: configuration, maximumPhones: settings.maximumPhones, logger: logger)
         self.writers = NIOThreadPool(numberOfThreads: max(1, settings.writers))
+        if let engines {
+            var workerSettings = settings.engines
+            if workerSettings.platform == nil { workerSettings.platform = configuration.platform }
+            let name = settings.node ?? "\(ProcessInfo.processInfo.hostName):\(configuration.port)"
+            engineWorker = PhoneEngineWorker(storage: engines, node: name, settings: workerSettings, logger: logger)
+        } else {
+            engineWorker = nil
+        }
         if spool.depth.pushes > 0 { state.withLockedValue { $0.oldestSpooled = Date() } }
     }
 
@@ -111,6 +129,7 @@ public final class IngestNode: Sendable {
         let thread = Thread { [weak self] in self?.drainLoop() }
         thread.name = "coremotion-ingest-drain"
         thread.start()
+        engineWorker?.start()
         logger.notice("ingest node \(nodeName.logSafe) receives Sensor Logger pushes on \(configuration.description.logSafe); spool \(spool.folder.path.logSafe) holds \(spool.depth.pushes) push(es)")
         return port
     }
@@ -118,6 +137,7 @@ public final class IngestNode: Sendable {
     /// Stops receiving, drains what it can, stops the writers.
     public func stop() {
         stopping.withLockedValue { $0 = true }
+        engineWorker?.stop()
         receiver.stop()
         _ = spool.drain(into: database, node: nodeName)
         try? writers.syncShutdownGracefully()
@@ -127,6 +147,7 @@ public final class IngestNode: Sendable {
     public var figures: Figures {
         let depth = spool.depth
         let phones = receiver.phones.count
+        let engines = engineWorker?.figures
         return state.withLockedValue { s in
             var f = s.figures
             f.spoolPushes = depth.pushes
@@ -139,6 +160,7 @@ public final class IngestNode: Sendable {
                 f.latencyP99Milliseconds = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))] * 1000
             }
             f.phones = phones
+            f.engines = engines
             return f
         }
     }

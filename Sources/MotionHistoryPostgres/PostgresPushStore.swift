@@ -109,10 +109,43 @@ public final class PostgresPushStore: RawPushStorage {
     }
 
     public func store(_ push: RawPush, node: String) throws -> Bool {
+        let learnedIDs = try blocking(seconds: timeout) { [self] in try await transaction(push, node: node) }
+        return remember(learnedIDs)
+    }
+
+    /// Stores a push as ``store(_:node:)`` does, awaiting the transaction instead of blocking the thread (for a
+    /// caller on the cooperative pool, whose threads the transaction itself needs).
+    ///
+    /// - Throws: ``PostgresPushStoreError/failed(location:reason:)``.
+    public func storeAwaiting(_ push: RawPush, node: String) async throws -> Bool {
+        let learnedIDs: (Bool, IDCache)
+        do {
+            learnedIDs = try await transaction(push, node: node)
+        } catch {
+            throw PostgresPushStoreError.failed(location: locationDescription, reason: String(reflecting: error))
+        }
+        return remember(learnedIDs)
+    }
+
+    /// Caches the ids a committed push learned; returns whether the push was new.
+    private func remember(_ outcome: (isNew: Bool, learned: IDCache)) -> Bool {
+        let learned = outcome.learned
+        if !learned.devices.isEmpty || !learned.sensors.isEmpty {
+            ids.withLockedValue { cache in
+                cache.devices.merge(learned.devices) { a, _ in a }
+                cache.sensors.merge(learned.sensors) { a, _ in a }
+            }
+        }
+        return outcome.isNew
+    }
+
+    /// The push's transaction: whether it was new, and the ids it learned.
+    private func transaction(_ push: RawPush, node: String) async throws -> (Bool, IDCache) {
         let sorted = push.series.map(Self.sortedByTime)
         let known = ids.withLockedValue { $0 }
-        let (isNew, learned) = try blocking(seconds: timeout) { [client, logger] in
-            try await client.withTransaction(logger: logger) { connection in
+        let client = self.client
+        let logger = self.logger
+        return try await client.withTransaction(logger: logger) { connection in
                 var learned = IDCache()
                 let device: Int64
                 if let id = known.devices[push.device] {
@@ -143,14 +176,6 @@ public final class PostgresPushStore: RawPushStorage {
                 }
                 return (true, learned)
             }
-        }
-        if !learned.devices.isEmpty || !learned.sensors.isEmpty {
-            ids.withLockedValue { cache in
-                cache.devices.merge(learned.devices) { a, _ in a }
-                cache.sensors.merge(learned.sensors) { a, _ in a }
-            }
-        }
-        return isNew
     }
 
     // MARK: - Statements

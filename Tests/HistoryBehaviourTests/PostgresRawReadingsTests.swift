@@ -26,20 +26,22 @@ struct PostgresRawReadingsTests {
         return RawSeries(sensor: "accelerometer", fields: ["x", "y", "z"], microseconds: times, values: values)
     }
 
-    func stores() throws -> (pushes: PostgresPushStore, history: PostgresHistoryStore) {
+    /// The history read for every device (prefix "", as `coremotion history` reads it); opening it migrates
+    /// the schema, which a push store expects.
+    func history() throws -> PostgresHistoryStore {
         let url = try #require(PostgresTestServer.url)
         var configuration = HistoryConfiguration(location: .postgres(url))
         configuration.flushInterval = 3600
-        // Prefix "": every device of the database, as `coremotion history` reads it. Opened first: it migrates
-        // the schema, which the push store expects.
-        let history = try PostgresHistoryStore(configuration: configuration, options: .init(devicePrefix: "", connectTimeout: 5, queryTimeout: 20))
-        return (try PostgresPushStore(location: .postgres(url)), history)
+        return try PostgresHistoryStore(configuration: configuration, options: .init(devicePrefix: "", connectTimeout: 5, queryTimeout: 20))
     }
 
     @Test("readings come back in time order, as float4 (real) or exactly (location), only inside the span")
-    func readsBack() throws {
-        let (pushes, history) = try stores()
+    func readsBack() async throws {
+        let history = try history()
         defer { try? history.close() }
+        // Stored with the awaiting call: a test runs on the cooperative pool, whose threads the push store's
+        // connection pool needs (the blocking `store` is for an ingest node's own writer threads).
+        let pushes = try PostgresPushStore(location: .postgres(try #require(PostgresTestServer.url)))
         let device = "test-raw-\(UUID().uuidString)"
         // The second second first: the reader orders by time whatever the pushes' order.
         let second = RawPush(device: device, session: "s", messageID: 2, receivedMicroseconds: Self.t0 + 2_100_000,
@@ -48,8 +50,8 @@ struct PostgresRawReadingsTests {
                                  values: [47.376_886_123_456, 8.541_694_987_654])
         let first = RawPush(device: device, session: "s", messageID: 1, receivedMicroseconds: Self.t0 + 1_100_000,
                             series: [Self.accelerometer(first: 0, count: 100), location])
-        #expect(try pushes.store(second, node: "test"))
-        #expect(try pushes.store(first, node: "test"))
+        #expect(try await pushes.storeAwaiting(second, node: "test"))
+        #expect(try await pushes.storeAwaiting(first, node: "test"))
 
         let all = try history.rawReadings(device: device, sensor: "accelerometer", from: Self.date(Self.t0), to: Self.date(Self.t0 + 2_000_000))
         try #require(all.count == 1)
@@ -78,7 +80,7 @@ struct PostgresRawReadingsTests {
 
     @Test("a span over an hour is refused with spanTooLong")
     func boundsTheSpan() throws {
-        let (_, history) = try stores()
+        let history = try history()
         defer { try? history.close() }
         #expect(throws: HistoryError.self) {
             _ = try history.rawReadings(device: "any", sensor: "accelerometer", from: Self.date(Self.t0), to: Self.date(Self.t0 + 3_601_000_000))

@@ -5,6 +5,7 @@ import MotionHistory
 import MotionIngest
 import MotionNetwork
 import MotionService
+import NIOConcurrencyHelpers
 import TestSupport
 import Testing
 
@@ -21,7 +22,7 @@ enum EngineTestServer {
     /// push store must outlive its connection pool's work. Generous time per push: the whole suite runs
     /// beside it.
     static func pushStores() throws -> (PostgresPushStore, PostgresPushStore) {
-        try stores.withLock { stores in
+        try stores.withLockedValue { stores in
             if let stores { return stores }
             guard let location else { throw PostgresTestServerMissing() }
             let made = (try PostgresPushStore(location: location, timeout: 60), try PostgresPushStore(location: location, timeout: 60))
@@ -30,21 +31,9 @@ enum EngineTestServer {
         }
     }
 
-    private static let stores = LockedBox<(PostgresPushStore, PostgresPushStore)?>(nil)
+    private static let stores = NIOLockedValueBox<(PostgresPushStore, PostgresPushStore)?>(nil)
 
     struct PostgresTestServerMissing: Error {}
-}
-
-/// A value under a lock.
-final class LockedBox<Value>: @unchecked Sendable {  // @unchecked: `value` is only reached under `lock`
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
 }
 
 /// The Sensor Logger walk of an iPhone 13 (92 s, `$COREMOTION_DATA/iphone13-walk-sensorlogger`) as the pushes

@@ -36,14 +36,21 @@ extension PostgresHistoryStore {
     /// 100 Hz sensor is 360,000 readings, which a caller holds in memory.
     public static let longestRawReadingSpan: TimeInterval = 3_600
 
+    /// The most readings ``rawReadings(device:sensor:from:to:limit:)`` returns by default: a phone decides how
+    /// many readings it pushes per second, so the span alone does not bound what a caller would hold.
+    public static let defaultRawReadingLimit = 2_000_000
+
     /// The raw readings of `sensor` that ingest nodes stored for `device` (an id as ``devices()`` lists it)
     /// in `[start, end)`, one ``StoredRawReadings`` per field list the sensor was sent with (normally one),
-    /// in time order. Empty for a device or sensor the store does not hold.
+    /// in time order. Empty for a device or sensor the store does not hold. At most `limit` readings, the
+    /// first ones in chunk order; `truncated` says when there were more (ask for a shorter span).
     ///
     /// - Throws: ``MotionHistory/HistoryError/spanTooLong(seconds:limit:)`` for a span longer than
     ///   ``longestRawReadingSpan``; ``MotionHistory/HistoryError/serverFailure(location:operation:reason:)``
     ///   when the server fails.
-    public func rawReadings(device: String, sensor: String, from start: Date, to end: Date) throws -> [StoredRawReadings] {
+    public func rawReadings(
+        device: String, sensor: String, from start: Date, to end: Date, limit: Int = defaultRawReadingLimit
+    ) throws -> (series: [StoredRawReadings], truncated: Bool) {
         try HistoryValidation.validateSpan(start, end)
         let seconds = end.timeIntervalSince(start)
         guard seconds <= Self.longestRawReadingSpan else {
@@ -70,9 +77,10 @@ extension PostgresHistoryStore {
                   AND c.start_time + u.o * interval '1 microsecond' >= \(from)
                   AND c.start_time + u.o * interval '1 microsecond' < \(to)
                 ORDER BY s.id, c.start_time, u.i
+                LIMIT \(Int64(max(0, limit)) + 1)
                 """, operation: operation).rows
             var series: [StoredRawReadings] = []
-            for row in rows {
+            for row in rows.prefix(max(0, limit)) {
                 let (fields, chunkStart, offset, values) = try row.decode(([String], PostgresTimestamp, Int32, [Double]).self)
                 let time = PostgresTimestamp(microseconds: chunkStart.microseconds + Int64(offset)).date
                 let reading = StoredRawReadings.Reading(time: time, values: values)
@@ -87,7 +95,7 @@ extension PostgresHistoryStore {
             // Chunks of one field list come in start order and never overlap by more than a push's readings;
             // a final sort by time makes the order exact whatever the pushes' order was.
             for i in series.indices { series[i].readings.sort { $0.time < $1.time } }
-            return series
+            return (series, rows.count > max(0, limit))
         }
     }
 }

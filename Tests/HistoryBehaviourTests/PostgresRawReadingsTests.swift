@@ -53,7 +53,9 @@ struct PostgresRawReadingsTests {
         #expect(try await pushes.storeAwaiting(second, node: "test"))
         #expect(try await pushes.storeAwaiting(first, node: "test"))
 
-        let all = try history.rawReadings(device: device, sensor: "accelerometer", from: Self.date(Self.t0), to: Self.date(Self.t0 + 2_000_000))
+        let read = try history.rawReadings(device: device, sensor: "accelerometer", from: Self.date(Self.t0), to: Self.date(Self.t0 + 2_000_000))
+        #expect(!read.truncated)
+        let all = read.series
         try #require(all.count == 1)
         #expect(all[0].sensor == "accelerometer")
         #expect(all[0].fields == ["x", "y", "z"])
@@ -67,15 +69,21 @@ struct PostgresRawReadingsTests {
 
         // [0.5 s, 1.5 s): readings 50…149, across both pushes' chunks.
         let middle = try history.rawReadings(
-            device: device, sensor: "accelerometer", from: Self.date(Self.t0 + 500_000), to: Self.date(Self.t0 + 1_500_000))
+            device: device, sensor: "accelerometer", from: Self.date(Self.t0 + 500_000), to: Self.date(Self.t0 + 1_500_000)).series
         #expect(middle.first?.readings.count == 100)
         #expect(middle.first?.readings.first.map { abs($0.values[0] - Double(Float(5.0))) < 1e-9 } == true)
 
-        let fix = try history.rawReadings(device: device, sensor: "location", from: Self.date(Self.t0), to: Self.date(Self.t0 + 1_000_000))
+        let fix = try history.rawReadings(device: device, sensor: "location", from: Self.date(Self.t0), to: Self.date(Self.t0 + 1_000_000)).series
         #expect(fix.first?.readings.map(\.values) == [[47.376_886_123_456, 8.541_694_987_654]])
 
-        #expect(try history.rawReadings(device: device, sensor: "gyroscope", from: Self.date(Self.t0), to: Self.date(Self.t0 + 1_000_000)).isEmpty)
-        #expect(try history.rawReadings(device: device + "-none", sensor: "accelerometer", from: Self.date(Self.t0), to: Self.date(Self.t0 + 1_000_000)).isEmpty)
+        #expect(try history.rawReadings(device: device, sensor: "gyroscope", from: Self.date(Self.t0), to: Self.date(Self.t0 + 1_000_000)).series.isEmpty)
+        #expect(try history.rawReadings(device: device + "-none", sensor: "accelerometer", from: Self.date(Self.t0), to: Self.date(Self.t0 + 1_000_000)).series.isEmpty)
+
+        // A limit keeps the first readings and says there were more.
+        let limited = try history.rawReadings(
+            device: device, sensor: "accelerometer", from: Self.date(Self.t0), to: Self.date(Self.t0 + 2_000_000), limit: 150)
+        #expect(limited.truncated)
+        #expect(limited.series.first?.readings.count == 150)
     }
 
     @Test("a span over an hour is refused with spanTooLong")

@@ -305,7 +305,12 @@ struct HistoryCommand: ParsableCommand {
             }
             let series: [StoredRawReadings]
             do {
-                series = try postgres.rawReadings(device: device, sensor: sensor, from: start, to: end)
+                let read = try postgres.rawReadings(device: device, sensor: sensor, from: start, to: end)
+                series = read.series
+                if read.truncated {
+                    FileHandle.standardError.write(Data(
+                        "coremotion: more than \(PostgresHistoryStore.defaultRawReadingLimit) readings in the span; the first ones are printed (ask for a shorter span with --from and --to)\n".utf8))
+                }
             } catch HistoryError.spanTooLong(let seconds, let limit) {
                 throw ValidationError("the span is \(Int(seconds)) s; raw readings are read at most \(Int(limit)) s at a time (--from, --to)")
             }

@@ -221,8 +221,8 @@ public final class PostgresPushStore: RawPushStorage {
             while end < series.count, end - start < chunkReadings, series.microseconds[end] - t0 <= chunkSpan { end += 1 }
             let offsets = (start..<end).map { Int32(series.microseconds[$0] - t0) }
             let matrix = arrayLiteral(series.values[(start * width)..<(end * width)], width: width)
-            let startTime = date(t0)
-            let endTime = date(series.microseconds[end - 1])
+            let startTime = PostgresTimestamp(microseconds: t0)
+            let endTime = PostgresTimestamp(microseconds: series.microseconds[end - 1])
             let count = Int32(end - start)
             let inserted: [PostgresRow]
             if usesDouble {
@@ -250,8 +250,8 @@ public final class PostgresPushStore: RawPushStorage {
             start = end
         }
         guard stored > 0 else { return }
-        let firstTime = date(first)
-        let lastTime = date(last)
+        let firstTime = PostgresTimestamp(microseconds: first)
+        let lastTime = PostgresTimestamp(microseconds: last)
         let total = Int64(stored)
         _ = try await connection.query(
             """
@@ -298,10 +298,6 @@ public final class PostgresPushStore: RawPushStorage {
         values.reserveCapacity(series.values.count)
         for i in order { values.append(contentsOf: series.values[(i * width)..<((i + 1) * width)]) }
         return RawSeries(sensor: series.sensor, fields: series.fields, microseconds: order.map { times[$0] }, values: values)
-    }
-
-    static func date(_ microseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(microseconds) / 1e6)
     }
 
     /// Runs `work` on a task and waits for it on this thread, at most `seconds`.

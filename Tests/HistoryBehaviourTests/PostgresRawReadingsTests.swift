@@ -86,6 +86,29 @@ struct PostgresRawReadingsTests {
         #expect(limited.series.first?.readings.count == 150)
     }
 
+    @Test("reading times and a phone's first and newest reading are kept to the microsecond")
+    func keepsEveryMicrosecond() async throws {
+        let history = try history()
+        defer { try? history.close() }
+        let url = try #require(PostgresTestServer.url)
+        let pushes = try PostgresPushStore(location: .postgres(url))
+        let device = "test-raw-µs-\(UUID().uuidString)"
+        // Times off the whole millisecond, where a Double product truncated to µs (postgres-nio's own Date
+        // coding) loses one in some: measured 1 µs early on a CI run before the store coded times itself.
+        let times = (0..<1000).map { Self.t0 + 1 + Int64($0) * 10_007 }
+        let series = RawSeries(sensor: "accelerometer", fields: ["x"], microseconds: times, values: times.map { _ in 1 })
+        #expect(try await pushes.storeAwaiting(
+            RawPush(device: device, session: "s", messageID: 1, receivedMicroseconds: times.last!, series: [series]), node: "test"))
+        let read = try history.rawReadings(device: device, sensor: "accelerometer", from: Self.date(Self.t0), to: Self.date(times.last! + 1))
+        let got = read.series.first?.readings.map { Int64(($0.time.timeIntervalSince1970 * 1e6).rounded()) }
+        #expect(got == times)
+        let engines = try PostgresPhoneEngineStore(location: .postgres(url))
+        let phone = try #require(try engines.phonesBehind(
+            sensors: ["accelerometer"], namePrefix: device, node: "test", lagMicroseconds: 0, quietSeconds: 0, limit: 1).first)
+        #expect(phone.firstReading == times.first!)
+        #expect(phone.newestReading == times.last!)
+    }
+
     @Test("a span over an hour is refused with spanTooLong")
     func boundsTheSpan() throws {
         let history = try history()

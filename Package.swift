@@ -390,7 +390,7 @@ let package = Package(
             dependencies: [
                 "MotionDaemon", "MotionDaemonClient", "MotionService", "MotionDevices", "MotionProtocol", "MotionIIO", "MotionEmulation",
                 "MotionRecordings", "MotionSimulator", "MotionAuthorization", "CoreMotion", "TestSupport", "MotionIngest", "MotionNetwork",
-                "MotionHistory", "MotionHistoryPostgres",
+                "MotionHistory", "MotionHistoryPostgres", "MotionSamples",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

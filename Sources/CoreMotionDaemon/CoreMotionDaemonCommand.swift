@@ -52,6 +52,9 @@ struct CoreMotionDaemonCommand: AsyncParsableCommand {
     @Option(help: "This node's name in the database's push receipts (default: host name and port).")
     var node: String?
 
+    @Flag(help: "Only receive and store: this ingest node runs no phone's pedometer and activity engines (other nodes on the same database derive them).")
+    var noPhoneEngines = false
+
     @Option(help: "The file of per-user, per-app authorization decisions.")
     var permissions: String?
 
@@ -135,7 +138,7 @@ struct CoreMotionDaemonCommand: AsyncParsableCommand {
         do {
             ingestNodes = try DaemonLaunch.ingestNodes(
                 ingest, core: core, spool: spool ?? environment["STATE_DIRECTORY"]?.split(separator: ":").first.map { "\($0)/spool" },
-                node: node, logger: logger)
+                node: node, phoneEngines: !noPhoneEngines, logger: logger)
             for n in ingestNodes { try n.start() }
         } catch {
             logger.critical("\(error)")

@@ -78,7 +78,7 @@ extension DaemonLaunch {
     /// The ingest nodes `--ingest` asks for, on the daemon's history (which must be a PostgreSQL database:
     /// several nodes share it), each with its own spool folder (`SPOOL/<port>`).
     static func ingestNodes(
-        _ specifications: [String], core: DaemonCore, spool: String?, node: String?, logger: Logger
+        _ specifications: [String], core: DaemonCore, spool: String?, node: String?, phoneEngines: Bool = true, logger: Logger
     ) throws -> [IngestNode] {
         guard !specifications.isEmpty else { return [] }
         let location = try core.configuration.historyLocation()
@@ -86,8 +86,9 @@ extension DaemonLaunch {
             throw ValidationError("--ingest keeps phones' readings in a database several nodes share: give --history postgres://USER@HOST:PORT/DB (not a SQLite file)")
         }
         let storage: any RawPushStorage = try PostgresPushStore(location: location, logger: logger)
-        // The phones' engines: one worker per daemon (on its first node), whatever the number of ports.
-        let engines: any PhoneEngineStorage = try PostgresPhoneEngineStore(location: location)
+        // The phones' engines: one worker per daemon (on its first node), whatever the number of ports; none
+        // with --no-phone-engines.
+        let engines: (any PhoneEngineStorage)? = phoneEngines ? try PostgresPhoneEngineStore(location: location) : nil
         let spoolRoot = spool ?? "/var/lib/coremotion/spool"
         return try specifications.enumerated().map { index, text in
             let specification: DeviceSpecification

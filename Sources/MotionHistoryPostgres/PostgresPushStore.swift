@@ -139,9 +139,35 @@ public final class PostgresPushStore: RawPushStorage {
         return outcome.isNew
     }
 
-    /// The push's transaction: whether it was new, and the ids it learned.
+    /// The push's transaction: whether it was new, and the ids it learned. A transaction the server chose
+    /// as a deadlock's victim or could not serialise (SQLSTATE 40P01, 40001: nothing of it was written) is
+    /// run again, at most twice more, before the push counts as failed (and the node spools it).
     private func transaction(_ push: RawPush, node: String) async throws -> (Bool, IDCache) {
-        let sorted = push.series.map(Self.sortedByTime)
+        var attempt = 1
+        while true {
+            do {
+                return try await transactionOnce(push, node: node)
+            } catch where attempt < 3 && Self.isTransient(error) {
+                attempt += 1
+            }
+        }
+    }
+
+    /// Whether `error` is a deadlock or serialisation failure of the server.
+    static func isTransient(_ error: any Error) -> Bool {
+        if let failed = error as? PostgresTransactionError {
+            return [failed.beginError, failed.closureError, failed.commitError].contains { $0.map(isTransient) ?? false }
+        }
+        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return false }
+        return state == "40P01" || state == "40001"
+    }
+
+    private func transactionOnce(_ push: RawPush, node: String) async throws -> (Bool, IDCache) {
+        // In one order of sensor names and fields, whatever the push's: two pushes meeting the same new
+        // sensors (or the same phone's rows) then take their row locks in the same order and never deadlock.
+        let sorted = push.series.map(Self.sortedByTime).sorted {
+            ($0.sensor, $0.fields.joined(separator: "\u{1F}")) < ($1.sensor, $1.fields.joined(separator: "\u{1F}"))
+        }
         let known = ids.withLockedValue { $0 }
         let client = self.client
         let logger = self.logger

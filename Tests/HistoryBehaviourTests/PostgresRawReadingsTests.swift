@@ -109,6 +109,27 @@ struct PostgresRawReadingsTests {
         #expect(phone.newestReading == times.last!)
     }
 
+    @Test("pushes meeting the same new sensors at once, in different orders, are all stored (no deadlock)")
+    func newSensorsAtOnce() async throws {
+        let url = try #require(PostgresTestServer.url)
+        _ = try history()
+        let pushes = try PostgresPushStore(location: .postgres(url))
+        let tag = UUID().uuidString.prefix(8)
+        let names = (0..<4).map { "test-sensor-\(tag)-\($0)" }
+        // Measured before the store ordered a push's sensors: 40P01 (deadlock detected) among 2 nodes' first
+        // pushes of 200 phones, each listing its sensors in the order of its first reading.
+        let stored = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for phone in 0..<16 {
+                let order = phone % 2 == 0 ? names : names.reversed()
+                let series = order.map { RawSeries(sensor: $0, fields: ["x"], microseconds: [Self.t0 + Int64(phone)], values: [1]) }
+                let push = RawPush(device: "test-raw-\(tag)-\(phone)", session: "s", messageID: 1, receivedMicroseconds: Self.t0, series: series)
+                group.addTask { try await pushes.storeAwaiting(push, node: "test") }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(stored == 16)
+    }
+
     @Test("a span over an hour is refused with spanTooLong")
     func boundsTheSpan() throws {
         let history = try history()

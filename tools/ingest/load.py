@@ -9,8 +9,8 @@ is sent again, the same push, until it is answered 200 or the run ends; only the
 acknowledged push is written to the --ledger (one JSON object per line: device, session, message, readings,
 sensors), so that a check can find each one in the database exactly once.
 
-The recording: --recording FOLDER (a Sensor Logger export: Accelerometer.csv, Gyroscope.csv,
-Magnetometer.csv), default $COREMOTION_DATA/iphone13-walk-sensorlogger, else the repository's excerpt
+The recording: --recording FOLDER (a Sensor Logger export: AccelerometerUncalibrated.csv, or Accelerometer.csv
+with --accelerometer user, Gyroscope.csv, Magnetometer.csv), default $COREMOTION_DATA/iphone13-walk-sensorlogger, else the repository's excerpt
 Tests/Fixtures/recordings/sensorlogger/ios-walk.
 
 Prints a progress line every 5 s and a summary: pushes acknowledged, retries, readings, push latency p50/p99
@@ -18,7 +18,7 @@ Prints a progress line every 5 s and a summary: pushes acknowledged, retries, re
 --max-behind seconds at the end or a push was never acknowledged.
 
 usage: tools/ingest/load.py --nodes http://127.0.0.1:8001,http://127.0.0.1:8002 --phones 200 --seconds 60
-       [--token T] [--batch 1] [--move-every 10] [--ledger FILE] [--json]
+       [--token T] [--batch 1] [--move-every 10] [--accelerometer uncalibrated|user] [--ledger FILE] [--json]
 """
 import argparse
 import bisect
@@ -34,14 +34,18 @@ import urllib.parse
 import uuid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SENSORS = [("accelerometer", "Accelerometer.csv"), ("gyroscope", "Gyroscope.csv"), ("magnetometer", "Magnetometer.csv")]
+# The accelerometer a phone sends: Sensor Logger's uncalibrated one (with gravity, what the phones' engines
+# on the nodes need to count steps) or its user acceleration ("accelerometer": gravity removed, stored only).
+ACCELEROMETERS = {"uncalibrated": ("accelerometeruncalibrated", "AccelerometerUncalibrated.csv"),
+                  "user": ("accelerometer", "Accelerometer.csv")}
+SENSORS = [("gyroscope", "Gyroscope.csv"), ("magnetometer", "Magnetometer.csv")]
 
 
-def load_recording(folder):
+def load_recording(folder, accelerometer="uncalibrated"):
     """[(offset_ns, sensor, x, y, z)] sorted by time, and the recording's length in ns."""
     rows = []
     start = None
-    for sensor, name in SENSORS:
+    for sensor, name in [ACCELEROMETERS[accelerometer]] + SENSORS:
         path = os.path.join(folder, name)
         with open(path, newline="") as f:
             for r in csv.DictReader(f):
@@ -207,6 +211,8 @@ def main():
     parser.add_argument("--token", default=os.environ.get("COREMOTION_SENSORLOGGER_TOKEN"))
     parser.add_argument("--move-every", type=int, default=0, help="move each phone to the next node every K pushes")
     parser.add_argument("--recording", help="a Sensor Logger export folder")
+    parser.add_argument("--accelerometer", choices=sorted(ACCELEROMETERS), default="uncalibrated",
+                        help="the accelerometer sent: uncalibrated (with gravity; the nodes derive steps) or user")
     parser.add_argument("--ledger", help="write every acknowledged push here (JSON lines)")
     parser.add_argument("--grace", type=float, default=120, help="seconds after the end a push is still resent")
     parser.add_argument("--max-behind", type=float, default=5.0)
@@ -219,7 +225,7 @@ def main():
         data = os.environ.get("COREMOTION_DATA", os.path.join(ROOT, "..", "shared", "data"))
         candidate = os.path.join(data, "iphone13-walk-sensorlogger")
         folder = candidate if os.path.isdir(candidate) else os.path.join(ROOT, "Tests/Fixtures/recordings/sensorlogger/ios-walk")
-    rows, length = load_recording(folder)
+    rows, length = load_recording(folder, args.accelerometer)
     nodes = [n.strip() for n in args.nodes.split(",") if n.strip()]
     stats = Stats()
     ledger = Ledger(args.ledger)

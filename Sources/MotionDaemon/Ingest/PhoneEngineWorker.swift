@@ -36,6 +36,11 @@ public final class PhoneEngineWorker: @unchecked Sendable {  // @unchecked: `thr
         public var settleSeconds: Double = 6
         /// The engines restart this long before the derived records' end, seconds.
         public var warmUpSeconds: Double = 30
+        /// A phone still pushing is derived once this many seconds of its readings wait past the horizon
+        /// and the settling time: fewer, longer windows, each paying the warm-up once (with 0, every pass
+        /// derived about 5 s of a busy phone after 30 s of warm-up, 7 times the readings; measured at 200
+        /// phones in BENCHMARKS.md §11). A quiet phone is finished whatever it has waiting.
+        public var batchSeconds: Double = 30
         /// Readings processed at once, seconds.
         public var windowSeconds: Double = 600
         /// Stored chunks read at once at most (a window with more is cut short).
@@ -148,7 +153,7 @@ public final class PhoneEngineWorker: @unchecked Sendable {  // @unchecked: `thr
         do {
             phones = try storage.phonesBehind(
                 sensors: StoredPhoneSamples.accelerometerSensors, namePrefix: settings.namePrefix, node: node,
-                lagMicroseconds: Self.microseconds(settings.horizonSeconds + settings.settleSeconds),
+                lagMicroseconds: Self.microseconds(settings.horizonSeconds + settings.settleSeconds + max(0, settings.batchSeconds)),
                 quietSeconds: settings.quietSeconds, limit: settings.phonesPerPass)
         } catch {
             failed("listing phones behind", error)

@@ -55,6 +55,24 @@ public protocol HistoryStorage: AnyObject, Sendable {
     func accelerometerRecordingRequests(activeAt date: Date, source: String?) throws -> [AccelerometerRecordingRequest]
     /// The end of the latest recording request covering `date`, or `nil`.
     func accelerometerRecordingEnd(activeAt date: Date, source: String?) throws -> Date?
+
+    /// Whether the store keeps the sensor calibration of its machine's hardware itself (a PostgreSQL
+    /// history: the machine may be rebuilt, the database stays). The SQLite store does not: the service
+    /// keeps it in a file beside the history file.
+    var keepsSensorCalibration: Bool { get }
+    /// The sensor calibration state last saved for `source` (the service's JSON), or `nil`.
+    func savedCalibration(source: String) throws -> Data?
+    /// Saves `source`'s sensor calibration state (JSON) dated `savedAt`, replacing an older one.
+    func saveCalibration(_ state: Data, savedAt: Date, source: String) throws
+}
+
+extension HistoryStorage {
+    /// A store keeps no calibration unless it says so.
+    public var keepsSensorCalibration: Bool { false }
+    /// Nothing saved.
+    public func savedCalibration(source: String) throws -> Data? { nil }
+    /// Not kept: the service keeps it beside the store.
+    public func saveCalibration(_ state: Data, savedAt: Date, source: String) throws {}
 }
 
 extension HistoryStorage {

@@ -147,7 +147,7 @@ final class DeviceMotionHub: @unchecked Sendable {  // @unchecked: estimator sta
             magnetometer: filter.hasMagnetometer ? filter.magnetometerCalibration : nil
         )
         if let error = service.calibrationMemory.save(state) {
-            service.logger.warning("sensor calibration not saved to \(service.calibrationMemory.file?.path ?? "?"): \(error)")
+            service.logger.warning("sensor calibration not saved to \(service.calibrationMemory.destination): \(error)")
         }
     }
 

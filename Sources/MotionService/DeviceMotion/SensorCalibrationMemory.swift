@@ -8,7 +8,8 @@ import MotionHistory
 /// iOS keeps estimating these all day, so an app that starts device motion gets a filter that is
 /// already calibrated. Here the service keeps them from one run of the fusion to the next while the
 /// process lives, and, for real hardware (`COREMOTION_DEVICE` = `auto` or `iio`), in a small JSON file
-/// beside the history store (`calibration/<device>.json`), so that the next process starts warm too.
+/// beside a SQLite history (`calibration/<device>.json`) or in a PostgreSQL history's `calibration` table,
+/// so that the next process starts warm too.
 /// Replays and simulations never read or write the file: every run of a recording stays identical.
 public struct SensorCalibrationState: Codable, Sendable, Hashable {
     /// The device the state belongs to (its name).
@@ -49,61 +50,171 @@ public struct SensorCalibrationState: Codable, Sendable, Hashable {
     }
 }
 
-/// Keeps a device's ``SensorCalibrationState`` between runs of the fusion (see there).
-final class SensorCalibrationMemory: @unchecked Sendable {  // @unchecked: `state` and `readFile` are guarded by `lock`; `file` is a `let`
-    /// The file for real hardware, `nil` for replays, simulations and in-memory history.
-    let file: URL?
-    private let lock = NSLock()
-    private var state: SensorCalibrationState?
-    private var readFile = false
-
-    init(file: URL?) {
-        self.file = file
+/// Keeps a device's ``SensorCalibrationState`` between runs of the fusion (see there): in this process,
+/// and, for real hardware, in a file beside a SQLite history or in the history's own database (PostgreSQL,
+/// `coremotion.calibration`).
+///
+/// Nothing here blocks on the database: the state it keeps is read once, in the background, when the
+/// service starts (a fusion started before it arrives starts cold), and a save goes to the database from a
+/// serial queue that holds at most one state waiting (a newer save replaces it).
+final class SensorCalibrationMemory: @unchecked Sendable {  // @unchecked: the `var`s are guarded by `lock`; the rest are `let`s
+    /// Where the state outlives the process.
+    enum Keeping: Sendable {
+        /// Nowhere: replays, simulations, phones, an in-memory history.
+        case process
+        /// A JSON file (beside a SQLite history).
+        case file(URL)
+        /// The history's database, under the device's source name.
+        case store(source: String)
     }
 
-    /// The last saved state: this process's, else the file's (read once; a damaged file is ignored
-    /// and overwritten at the next save).
+    let keeping: Keeping
+    private let lock = NSLock()
+    private var state: SensorCalibrationState?
+    private var readKept = false
+    private var openStore: (@Sendable () -> (any HistoryStorage)?)?
+    private var waitingSave: SensorCalibrationState?
+    private var saving = false
+    private let queue = DispatchQueue(label: "coremotion.calibration")
+    private let report: @Sendable (String) -> Void
+
+    init(keeping: Keeping, report: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.keeping = keeping
+        self.report = report
+    }
+
+    /// Where the state is kept, for messages.
+    var destination: String {
+        switch keeping {
+        case .process: "this process"
+        case .file(let url): url.path
+        case .store(let source): "the history database (device \(source))"
+        }
+    }
+
+    /// Gives a store-kept memory its history (opened on first use) and starts reading the saved state.
+    func attach(store: @escaping @Sendable () -> (any HistoryStorage)?) {
+        guard case .store = keeping else { return }
+        lock.lock()
+        openStore = store
+        lock.unlock()
+        queue.async { self.readStore() }
+    }
+
+    /// The last saved state: this process's, else the kept one (a file is read here, once; a database's
+    /// arrives in the background after ``attach(store:)``). A damaged file or row is ignored and replaced
+    /// at the next save.
     func load() -> SensorCalibrationState? {
         lock.lock()
         defer { lock.unlock() }
-        if state == nil, !readFile, let file {
-            readFile = true
-            if let data = try? Data(contentsOf: file),
-               let saved = try? JSONDecoder.calibration.decode(SensorCalibrationState.self, from: data), saved.isValid {
-                state = saved
-            }
+        if state == nil, !readKept, case .file(let file) = keeping {
+            readKept = true
+            state = Self.decode((try? Data(contentsOf: file)))
         }
         return state
     }
 
-    /// Remembers `newState` and, for real hardware, writes it to the file (atomically). Returns the
-    /// write error, if any.
+    /// Remembers `newState` and keeps it: a file is written here (atomically), returning its error; a
+    /// database write is queued (its failure is reported, with the reason, when it happens).
     @discardableResult
     func save(_ newState: SensorCalibrationState) -> (any Error)? {
         guard newState.isValid else { return nil }
         lock.lock()
         state = newState
-        readFile = true
+        readKept = true
+        var startWriter = false
+        if case .store = keeping {
+            waitingSave = newState
+            startWriter = !saving
+            saving = true
+        }
         lock.unlock()
-        guard let file else { return nil }
-        do {
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try JSONEncoder.calibration.encode(newState).write(to: file, options: .atomic)
+        switch keeping {
+        case .process:
             return nil
-        } catch {
-            return error
+        case .file(let file):
+            do {
+                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try JSONEncoder.calibration.encode(newState).write(to: file, options: .atomic)
+                return nil
+            } catch {
+                return error
+            }
+        case .store:
+            if startWriter { queue.async { self.writeStore() } }
+            return nil
         }
     }
 
-    /// Where real hardware keeps its calibration: `calibration/<device>.json` beside the history file;
-    /// `nil` when the history is in memory or has no known location.
-    static func file(for deviceName: String, history: HistoryLocation?) -> URL? {
+    /// Waits until the kept state has been read and the last save written (for a daemon that stops, and
+    /// for tests).
+    func waitUntilKept() {
+        queue.sync {}
+    }
+
+    private func readStore() {
+        guard case .store(let source) = keeping else { return }
+        lock.lock()
+        let open = openStore
+        lock.unlock()
+        guard let store = open?() else { return }
+        let data: Data?
+        do {
+            data = try store.savedCalibration(source: source)
+        } catch {
+            report("sensor calibration not read from \(destination): \(error)")
+            return
+        }
+        let kept = Self.decode(data)
+        lock.lock()
+        if state == nil { state = kept }
+        readKept = true
+        lock.unlock()
+    }
+
+    private func writeStore() {
+        guard case .store(let source) = keeping else { return }
+        while true {
+            lock.lock()
+            guard let next = waitingSave else {
+                saving = false
+                lock.unlock()
+                return
+            }
+            waitingSave = nil
+            let open = openStore
+            lock.unlock()
+            guard let store = open?() else { continue }
+            do {
+                try store.saveCalibration(try JSONEncoder.calibration.encode(next), savedAt: next.savedAt, source: source)
+            } catch {
+                report("sensor calibration not saved to \(destination): \(error)")
+            }
+        }
+    }
+
+    private static func decode(_ data: Data?) -> SensorCalibrationState? {
+        guard let data, let saved = try? JSONDecoder.calibration.decode(SensorCalibrationState.self, from: data), saved.isValid
+        else { return nil }
+        return saved
+    }
+
+    /// Where real hardware keeps its calibration: `calibration/<device>.json` beside a history file, the
+    /// database of a PostgreSQL history, nowhere for an in-memory history.
+    static func keeping(for deviceName: String, history: HistoryLocation?) -> Keeping {
         let location = history ?? (try? HistoryLocation.fromEnvironment())
-        guard case .file(let historyFile) = location else { return nil }
-        let safe = String(deviceName.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." ? $0 : "_" })
-        return historyFile.deletingLastPathComponent()
-            .appendingPathComponent("calibration", isDirectory: true)
-            .appendingPathComponent((safe.isEmpty ? "device" : safe) + ".json")
+        switch location {
+        case .some(.file(let historyFile)):
+            let safe = String(deviceName.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." ? $0 : "_" })
+            return .file(
+                historyFile.deletingLastPathComponent()
+                    .appendingPathComponent("calibration", isDirectory: true)
+                    .appendingPathComponent((safe.isEmpty ? "device" : safe) + ".json"))
+        case .some(.postgres):
+            return .store(source: deviceName)
+        default:
+            return .process
+        }
     }
 }
 

@@ -118,6 +118,8 @@ extension MotionService {
         // arriving on its own thread (a data race the thread sanitizer caught in CI).
         withDeliveryLock { pedometer?.finish() }
         accelerometer?.flush()
+        // A calibration on its way to the history's database gets there before the history closes.
+        calibrationMemory.waitUntilKept()
         historyLock.lock()
         let state = historyState
         historyState = .failed("the service was shut down")

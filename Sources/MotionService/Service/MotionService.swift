@@ -85,9 +85,13 @@ public final class MotionService: @unchecked Sendable {  // @unchecked: `nextID`
         self.historySettings = historySettings
         self.storedLocation = NIOLockedValueBox(location)
         // Only real hardware keeps its calibration across processes (see SensorCalibrationState).
+        let calibrationLogger = Logger(label: "coremotion.service")
         self.calibrationMemory = SensorCalibrationMemory(
-            file: keepsCalibration ? SensorCalibrationMemory.file(for: device.name, history: history) : nil
+            keeping: keepsCalibration ? SensorCalibrationMemory.keeping(for: device.name, history: history) : .process,
+            report: { calibrationLogger.warning("\($0)") }
         )
+        // A database-kept calibration is read in the background from the history, opened on first use.
+        calibrationMemory.attach { [weak self] in self?.history }
     }
 
     /// The fixed answer of ``authorizationStatus()``, or `nil` for the environment's.
@@ -98,6 +102,10 @@ public final class MotionService: @unchecked Sendable {  // @unchecked: `nextID`
 
     /// The sensor calibration the fusion last saved (when device motion stopped), if any.
     public var savedSensorCalibration: SensorCalibrationState? { calibrationMemory.load() }
+
+    /// Waits until a calibration kept in the history's database has been read and the last one saved has
+    /// been written (nothing to wait for with a file or in memory). ``shutDown()`` calls it.
+    public func waitUntilSensorCalibrationKept() { calibrationMemory.waitUntilKept() }
 
     private let storedLocation: NIOLockedValueBox<GeographicLocation?>
 

@@ -24,7 +24,8 @@ let package = Package(
                 "DaemonOnly",
                 .product(name: "CoreMotion", package: "swift-core-motion"),
                 .product(name: "CoreMotionTesting", package: "swift-core-motion"),
-            ]
+            ],
+            resources: [.copy("Recordings")]  // a Sensor Logger export, so that the tests run wherever the package is
         ),
     ],
     swiftLanguageModes: [.v6]

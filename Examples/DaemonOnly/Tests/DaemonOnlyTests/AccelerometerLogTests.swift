@@ -24,12 +24,11 @@ struct AccelerometerLogTests {
         }
     }
 
-    /// 1.5 s of an iPhone 13 at 100 Hz (the repository's fixture), thinned to 10 Hz.
+    /// 1.5 s of a Sensor Logger export at 100 Hz (the repository's hand-made fixture
+    /// `Tests/Fixtures/recordings/sensorlogger/ios-walk.zip`, bundled with these tests), thinned to 10 Hz.
     @Test("an iPhone's walk from a Sensor Logger recording: fifteen updates, magnitudes of a walk")
     func recordedWalk() throws {
-        let walk = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("../../Tests/Fixtures/recordings/sensorlogger/ios-walk.zip").standardized
+        let walk = try #require(Bundle.module.url(forResource: "ios-walk", withExtension: "zip", subdirectory: "Recordings"))
         let harness = try MotionTestHarness(recording: walk)
         harness.run {
             let log = AccelerometerLog()

@@ -5,7 +5,7 @@ import PackageDescription
 let package = Package(
     name: "StepCounter",
     dependencies: [
-        // In your own app: .package(url: "https://github.com/<owner>/swift-core-motion", from: "0.2.0")
+        // In your own app: .package(url: "https://github.com/<owner>/swift-core-motion", from: "0.5.0")
         .package(name: "swift-core-motion", path: "../.."),
     ],
     targets: [

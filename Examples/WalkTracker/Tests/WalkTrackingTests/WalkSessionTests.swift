@@ -30,11 +30,12 @@ struct WalkSessionTests {
     @Test("the recorded walk: its steps, a walker's cadence and stride")
     func recordedWalk() throws {
         let walk = try #require(try Self.replayWalk(), "no pedometer update during the walk")
-        // Bounds around what this recording gives (STEPS measured), wide enough for a better step detector.
-        #expect((25...45).contains(walk.steps), "\(walk.steps) steps")
+        // About 1.8 steps a second for 19 s: 35 steps and 18.8 m measured on this recording (live and with
+        // `coremotion steps`); the bounds leave room for a better step detector, not for a broken one.
+        #expect((30...40).contains(walk.steps), "\(walk.steps) steps")
         let stride = try #require(walk.strideLength, "no distance")
-        #expect(stride > 0.4 && stride < 1.0, "\(stride) m a step")
-        #expect(walk.duration > 10 && walk.duration <= 21, "\(walk.duration) s")
+        #expect(stride > 0.45 && stride < 0.65, "\(stride) m a step")
+        #expect(walk.duration > 15 && walk.duration <= 21, "\(walk.duration) s")
     }
 
     @Test("the same recording gives the same walk every time")

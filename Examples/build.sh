@@ -73,6 +73,16 @@ if [ "$outside" = 1 ]; then
     # leave it compiled for the wrong one).
     scratch="$root/.build/examples-outside"
     light_scratch="$root/.build/examples-outside-light"
+    # The tag moves from run to run (a new HEAD), and SwiftPM resolves from its own copy of the repository in
+    # the scratch folder without fetching when that copy already has a $release_version: a copy whose tag is not
+    # HEAD is removed, so that SwiftPM clones the release again (its checkout is then moved to HEAD, and only
+    # what changed is compiled again).
+    for cached in "$scratch"/repositories/swift-core-motion-* "$light_scratch"/repositories/swift-core-motion-*; do
+        [ -d "$cached" ] || continue
+        if [ "$(git -C "$cached" rev-parse -q --verify "refs/tags/$release_version^{commit}" 2>/dev/null)" != "$head" ]; then
+            rm -rf "$cached"
+        fi
+    done
     apps="$work/apps"
     mkdir -p "$apps"
     # Copy each example out of the release and make the change a user makes to its manifest.

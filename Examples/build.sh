@@ -73,10 +73,11 @@ if [ "$outside" = 1 ]; then
     # leave it compiled for the wrong one).
     scratch="$root/.build/examples-outside"
     light_scratch="$root/.build/examples-outside-light"
-    # The tag moves from run to run (a new HEAD), and SwiftPM resolves from its own copy of the repository in
-    # the scratch folder without fetching when that copy already has a $release_version: a copy whose tag is not
-    # HEAD is removed, so that SwiftPM clones the release again (its checkout is then moved to HEAD, and only
-    # what changed is compiled again).
+    # The tag moves when HEAD does, which a real release never does, and SwiftPM keeps what it resolved: its
+    # copy of the repository in the scratch folder is not fetched while it has a $release_version, and a checkout
+    # at $release_version counts as resolved whatever its revision. So a copy whose tag is not HEAD is removed
+    # (SwiftPM clones the release again), and a checkout elsewhere is moved to HEAD in place (settle, below),
+    # so that only what changed is compiled again.
     for cached in "$scratch"/repositories/swift-core-motion-* "$light_scratch"/repositories/swift-core-motion-*; do
         [ -d "$cached" ] || continue
         if [ "$(git -C "$cached" rev-parse -q --verify "refs/tags/$release_version^{commit}" 2>/dev/null)" != "$head" ]; then
@@ -111,6 +112,24 @@ for manifest in "$apps"/*/Package.swift; do
     name=$(basename "$(dirname "$manifest")")
     [ "$name" = DaemonOnly ] || names+=("$name")
 done
+
+# settle SCRATCH APP: when SwiftPM's checkout of the release in SCRATCH is not at HEAD, moves it there (a
+# resolve pinned to HEAD's revision, then APP's Package.resolved dropped: the build resolves $release_version
+# again, now HEAD, and the checkout stays where it is).
+settle() {
+    local at
+    at=$(grep -A12 '"identity" : "swift-core-motion"' "$1/workspace-state.json" 2>/dev/null | sed -nE 's/.*"revision" : "([0-9a-f]+)".*/\1/p' | head -n 1)
+    [ -n "$at" ] && [ "$at" != "$head" ] || return 0
+    if ! swift package --package-path "$2" --scratch-path "$1" resolve swift-core-motion --revision "$head" >"$work/settle.log" 2>&1; then
+        show "$work/settle.log" 10
+        fail "could not move ${1#$root/}'s checkout of swift-core-motion to $head"
+    fi
+    rm -f "$2/Package.resolved"
+}
+if [ "$outside" = 1 ]; then
+    settle "$scratch" "$apps/${names[0]}"
+    settle "$light_scratch" "$apps/DaemonOnly"
+fi
 
 # --- build ------------------------------------------------------------------------------------------------
 for name in "${names[@]}"; do

@@ -53,8 +53,10 @@ hz=$(getconf CLK_TCK)
 
 echo "== phase 1: $phones phones, 2 nodes, ${seconds} s"
 # Seconds from each phone's newest stored reading to its derived records (no row yet: from its first).
+# Only the accelerometers count (a finished phone is derived to its last accelerometer reading).
 lag_sql="SELECT extract(epoch FROM max(ds.last_time) - coalesce(e.derived_until, min(ds.first_time)))
          FROM coremotion.device d JOIN coremotion.device_sensor ds ON ds.device = d.id
+         JOIN coremotion.sensor s ON s.id = ds.sensor AND s.name IN ('accelerometeruncalibrated', 'totalacceleration', 'accelerometer')
          LEFT JOIN coremotion.device_engine e ON e.device = d.id WHERE d.kind = 'phone' GROUP BY d.id, e.derived_until"
 if [ "${ENGINES:-1}" != 0 ]; then
     ( sleep 5; while [ ! -e "$w/load1.done" ]; do

@@ -114,7 +114,12 @@ public final class PostgresHistoryStore: HistoryStorage {
             location: location)
         do {
             try PostgresMigrations.migrate(session)
-            try PostgresMaintenance.applyRetention(session, devicePrefix: prefix, now: configuration.now(), retention: configuration.retention)
+            // Retention is for a daemon's own devices. A store for every device (prefix "", what `coremotion
+            // history` opens) deletes nothing: opening one applied a tool's retention to every phone and
+            // machine of the database (and, in the tests, to other tests' records while they ran).
+            if !prefix.isEmpty {
+                try PostgresMaintenance.applyRetention(session, devicePrefix: prefix, now: configuration.now(), retention: configuration.retention)
+            }
         } catch {
             session.shutdown()
             throw error
@@ -335,6 +340,7 @@ public final class PostgresHistoryStore: HistoryStorage {
     /// Retention; on the queue.
     private func maintain() throws {
         lastMaintenance.withLock { $0 = .now }
+        guard !devicePrefix.isEmpty else { return }
         try PostgresMaintenance.applyRetention(
             session, devicePrefix: devicePrefix, now: configuration.now(), retention: configuration.retention)
     }

@@ -145,6 +145,22 @@ struct PostgresRawReadingsTests {
         #expect(failures.allSatisfy { $0.contains("57014") })
     }
 
+    @Test("a store for every device (what `coremotion history` opens) deletes nothing past retention")
+    func everyDeviceStoreKeepsOldRecords() throws {
+        let url = try #require(PostgresTestServer.url)
+        let prefix = "test-retention-\(UUID().uuidString):"
+        let options = PostgresHistoryStore.Options(devicePrefix: prefix, connectTimeout: 5, queryTimeout: 20)
+        let old = Date(timeIntervalSince1970: 1_700_000_000)  // 2023: past every retention
+        let own = try PostgresHistoryStore(configuration: HistoryConfiguration(location: .postgres(url)), options: options)
+        try own.append(contentsOf: [StepRecord(date: old, strideLength: 0.7)], source: "phone")
+        try own.flush()
+        // Measured before: opening this store deleted every device's steps older than its retention.
+        let every = try history()
+        try every.close()
+        #expect(try own.pedometerSummary(from: old.addingTimeInterval(-60), to: old.addingTimeInterval(60), source: "phone").steps == 1)
+        try own.close()
+    }
+
     @Test("a span over an hour is refused with spanTooLong")
     func boundsTheSpan() throws {
         let history = try history()

@@ -26,12 +26,15 @@ public final class PostgresPushStore: RawPushStorage {
     public let timeout: TimeInterval
     /// The database as messages name it (no password).
     public let locationDescription: String
+    /// Sensor kinds (name and fields) the database takes at most (``defaultSensorKindLimit``).
+    public let sensorKindLimit: Int
 
     private let client: PostgresClient
     private let group: MultiThreadedEventLoopGroup
     private let runner: Task<Void, Never>
     private let logger: Logger
     private let ids = NIOLockedValueBox(IDCache())
+    private let refusedSensorKinds = NIOLockedValueBox(0)
 
     private struct IDCache {
         var devices: [String: Int64] = [:]
@@ -44,8 +47,10 @@ public final class PostgresPushStore: RawPushStorage {
 
     public init(
         configuration: PostgresClient.Configuration, locationDescription: String, maximumConnections: Int = 4,
-        timeout: TimeInterval = 5, logger: Logger = Logger(label: "coremotion.history.postgres.pushes")
+        timeout: TimeInterval = 5, sensorKindLimit: Int = PostgresPushStore.defaultSensorKindLimit,
+        logger: Logger = Logger(label: "coremotion.history.postgres.pushes")
     ) {
+        self.sensorKindLimit = sensorKindLimit
         var configuration = configuration
         configuration.options.maximumConnections = maximumConnections
         configuration.options.minimumConnections = 0
@@ -65,6 +70,7 @@ public final class PostgresPushStore: RawPushStorage {
     ///   `postgres://` URL.
     public convenience init(
         location: HistoryLocation, maximumConnections: Int = 4, timeout: TimeInterval = 5,
+        sensorKindLimit: Int = PostgresPushStore.defaultSensorKindLimit,
         logger: Logger = Logger(label: "coremotion.history.postgres.pushes")
     ) throws {
         guard case .postgres(let url) = location else {
@@ -94,7 +100,7 @@ public final class PostgresPushStore: RawPushStorage {
         ]
         self.init(
             configuration: configuration, locationDescription: location.description, maximumConnections: maximumConnections,
-            timeout: timeout, logger: logger)
+            timeout: timeout, sensorKindLimit: sensorKindLimit, logger: logger)
     }
 
     deinit {
@@ -171,6 +177,9 @@ public final class PostgresPushStore: RawPushStorage {
         let known = ids.withLockedValue { $0 }
         let client = self.client
         let logger = self.logger
+        let refusedSensorKinds = self.refusedSensorKinds
+        let locationDescription = self.locationDescription
+        let sensorKindLimit = self.sensorKindLimit
         return try await client.withTransaction(logger: logger) { connection in
                 var learned = IDCache()
                 let device: Int64
@@ -194,9 +203,24 @@ public final class PostgresPushStore: RawPushStorage {
                     let sensor: Int16
                     if let id = known.sensors[key] ?? learned.sensors[key] {
                         sensor = id
-                    } else {
-                        sensor = try await Self.sensorID(series.sensor, fields: series.fields, connection, logger)
+                    } else if let id = try await Self.sensorID(
+                        series.sensor, fields: series.fields, limit: sensorKindLimit, connection, logger
+                    ) {
+                        sensor = id
                         learned.sensors[key] = sensor
+                    } else {
+                        // The table of sensor kinds is full: a documented skip (docs/history-postgres.md), said
+                        // in the log at the 1st, 2nd, 4th, 8th … time, so that a phone inventing names cannot
+                        // flood it.
+                        let refusals = refusedSensorKinds.withLockedValue { $0 += 1; return $0 }
+                        if refusals & (refusals - 1) == 0 {
+                            logger.warning("""
+                                \(locationDescription): \(sensorKindLimit) sensor kinds are stored, the most a \
+                                database takes; readings of a new one (\(series.sensor.debugDescription) from device \
+                                \(push.device.debugDescription)) are not stored (\(refusals) series so far)
+                                """)
+                        }
+                        continue
                     }
                     try await Self.insertChunks(of: series, device: device, sensor: sensor, connection, logger)
                 }
@@ -218,18 +242,35 @@ public final class PostgresPushStore: RawPushStorage {
         return try row.decode(Int64.self)
     }
 
-    static func sensorID(_ name: String, fields: [String], _ connection: PostgresConnection, _ logger: Logger) async throws -> Int16 {
+    /// Sensor kinds (name and fields) a database takes at most, by default: far below the `smallint` ids' 32 767, so that
+    /// pushes naming ever new sensors (a hostile or broken sender) cannot use the ids up for every phone. Past
+    /// it, readings of a new kind are not stored (logged); every known kind still is. Concurrent transactions
+    /// may each add one past the count they saw.
+    public static let defaultSensorKindLimit = 1024
+
+    /// The id of a sensor kind, added when new and fewer than `limit` are stored; `nil` when the table is full.
+    static func sensorID(
+        _ name: String, fields: [String], limit: Int, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> Int16? {
+        // Looked up first: an insert that conflicts still draws an id from the identity's sequence.
+        func find() async throws -> Int16? {
+            let found = try await connection.query(
+                "SELECT id FROM coremotion.sensor WHERE name = \(name) AND fields = \(fields)", logger: logger
+            ).collect()
+            return try found.first?.decode(Int16.self)
+        }
+        if let id = try await find() { return id }
         // Two nodes meeting a new sensor at once: the conflict makes one insert nothing; the select finds the other's.
+        let limit = Int64(limit)
         let inserted = try await connection.query(
-            "INSERT INTO coremotion.sensor (name, fields) VALUES (\(name), \(fields)) ON CONFLICT (name, fields) DO NOTHING RETURNING id",
-            logger: logger
+            """
+            INSERT INTO coremotion.sensor (name, fields)
+            SELECT \(name), \(fields) WHERE (SELECT count(*) FROM coremotion.sensor) < \(limit)
+            ON CONFLICT (name, fields) DO NOTHING RETURNING id
+            """, logger: logger
         ).collect()
         if let row = inserted.first { return try row.decode(Int16.self) }
-        let found = try await connection.query(
-            "SELECT id FROM coremotion.sensor WHERE name = \(name) AND fields = \(fields)", logger: logger
-        ).collect()
-        guard let row = found.first else { throw PostgresPushStoreError.noRow("sensor") }
-        return try row.decode(Int16.self)
+        return try await find()
     }
 
     static func insertChunks(

@@ -145,6 +145,33 @@ struct PostgresRawReadingsTests {
         #expect(failures.allSatisfy { $0.contains("57014") })
     }
 
+    @Test("past the sensor-kind limit a new kind is not stored; known kinds of the same push are")
+    func boundsSensorKinds() async throws {
+        let url = try #require(PostgresTestServer.url)
+        let history = try history()
+        defer { try? history.close() }
+        let tag = UUID().uuidString
+        let known = try PostgresPushStore(location: .postgres(url))
+        #expect(try await known.storeAwaiting(
+            RawPush(device: "test-kinds-\(tag)-a", session: "s", messageID: 1, receivedMicroseconds: Self.t0,
+                    series: [Self.accelerometer(first: 0, count: 10)]), node: "test"))
+        // A limit of 0: every kind the table holds is still taken, no new one (the default is 1,024, far below
+        // the smallint ids' 32 767, which names invented by a sender would otherwise use up for every phone).
+        let full = try PostgresPushStore(location: .postgres(url), sensorKindLimit: 0)
+        let device = "test-kinds-\(tag)-b"
+        let invented = RawSeries(sensor: "invented-\(tag)", fields: ["x"], microseconds: [Self.t0 + 5], values: [1])
+        #expect(try await full.storeAwaiting(
+            RawPush(device: device, session: "s", messageID: 1, receivedMicroseconds: Self.t0,
+                    series: [invented, Self.accelerometer(first: 0, count: 10)]), node: "test"))
+        let span = (Self.date(Self.t0 - 1), Self.date(Self.t0 + 1_000_000))
+        #expect(try history.rawReadings(device: device, sensor: "accelerometer", from: span.0, to: span.1).series.first?.readings.count == 10)
+        #expect(try history.rawReadings(device: device, sensor: invented.sensor, from: span.0, to: span.1).series.isEmpty)
+        // With room again, the kind is added.
+        #expect(try await known.storeAwaiting(
+            RawPush(device: device, session: "s", messageID: 2, receivedMicroseconds: Self.t0, series: [invented]), node: "test"))
+        #expect(try history.rawReadings(device: device, sensor: invented.sensor, from: span.0, to: span.1).series.first?.readings.count == 1)
+    }
+
     @Test("a store for every device (what `coremotion history` opens) deletes nothing past retention")
     func everyDeviceStoreKeepsOldRecords() throws {
         let url = try #require(PostgresTestServer.url)

@@ -128,6 +128,9 @@ public final class PostgresPushStore: RawPushStorage {
         do {
             learnedIDs = try await transaction(push, node: node)
         } catch {
+            if let refusal = Self.refusal(error) {
+                throw RawPushRefused(reason: "\(locationDescription): \(refusal)")
+            }
             throw PostgresPushStoreError.failed(location: locationDescription, reason: String(reflecting: error))
         }
         return remember(learnedIDs)
@@ -157,6 +160,17 @@ public final class PostgresPushStore: RawPushStorage {
                 attempt += 1
             }
         }
+    }
+
+    /// The server's words when `error` is about the push's contents (SQLSTATE class 22, data exception: a NUL
+    /// character in a name, a value out of range; class 23, a constraint the push breaks), else `nil`.
+    static func refusal(_ error: any Error) -> String? {
+        if let failed = error as? PostgresTransactionError {
+            return [failed.beginError, failed.closureError, failed.commitError].lazy.compactMap { $0.flatMap(refusal) }.first
+        }
+        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState],
+              state.hasPrefix("22") || state.hasPrefix("23") else { return nil }
+        return "SQLSTATE \(state): \(error.serverInfo?[.message] ?? "")"
     }
 
     /// Whether `error` is a deadlock or serialisation failure of the server.
@@ -383,6 +397,7 @@ public final class PostgresPushStore: RawPushStorage {
         }
         switch result.withLockedValue({ $0 })! {
         case .success(let value): return value
+        case .failure(let error as RawPushRefused): throw error
         case .failure(let error): throw PostgresPushStoreError.failed(location: locationDescription, reason: String(reflecting: error))
         }
     }

@@ -172,6 +172,29 @@ struct PostgresRawReadingsTests {
         #expect(try history.rawReadings(device: device, sensor: invented.sensor, from: span.0, to: span.1).series.first?.readings.count == 1)
     }
 
+    @Test("a push PostgreSQL cannot hold (a NUL in a name) is refused as such, not taken for an outage")
+    func refusesWhatItCannotHold() async throws {
+        let url = try #require(PostgresTestServer.url)
+        _ = try history()
+        let pushes = try PostgresPushStore(location: .postgres(url))
+        let tag = UUID().uuidString
+        for (device, sensor) in [("test-nul-\(tag)\u{0}", "accelerometer"), ("test-nul-\(tag)", "acc\u{0}elerometer")] {
+            var series = Self.accelerometer(first: 0, count: 3)
+            series.sensor = sensor
+            do {
+                _ = try await pushes.storeAwaiting(
+                    RawPush(device: device, session: "s", messageID: 1, receivedMicroseconds: Self.t0, series: [series]), node: "test")
+                Issue.record("a NUL in \(device.debugDescription) / \(sensor.debugDescription) was stored")
+            } catch let refused as RawPushRefused {
+                #expect(refused.reason.contains("SQLSTATE 22"), "\(refused)")
+            }
+        }
+        // The store goes on: the same phone's next push is stored.
+        #expect(try await pushes.storeAwaiting(
+            RawPush(device: "test-nul-\(tag)", session: "s", messageID: 2, receivedMicroseconds: Self.t0,
+                    series: [Self.accelerometer(first: 0, count: 3)]), node: "test"))
+    }
+
     @Test("a store for every device (what `coremotion history` opens) deletes nothing past retention")
     func everyDeviceStoreKeepsOldRecords() throws {
         let url = try #require(PostgresTestServer.url)

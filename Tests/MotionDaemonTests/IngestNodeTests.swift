@@ -10,6 +10,14 @@ final class SwitchableDatabase: RawPushStorage, @unchecked Sendable {  // @unche
     private let lock = NSLock()
     private var pushes: [String: RawPush] = [:]
     private var up = true
+    /// A device whose pushes the database refuses for their contents (as PostgreSQL refuses a NUL in a name).
+    private var refusedDevice: String?
+
+    func refuse(device: String) {
+        lock.lock()
+        refusedDevice = device
+        lock.unlock()
+    }
 
     func set(up: Bool) {
         lock.lock()
@@ -33,6 +41,7 @@ final class SwitchableDatabase: RawPushStorage, @unchecked Sendable {  // @unche
         lock.lock()
         defer { lock.unlock() }
         guard up else { throw CocoaError(.fileReadUnknown) }
+        if push.device == refusedDevice { throw RawPushRefused(reason: "SQLSTATE 22021: invalid byte sequence") }
         let key = "\(push.device)|\(push.session)|\(push.messageID)"
         guard pushes[key] == nil else { return false }
         pushes[key] = push
@@ -42,12 +51,12 @@ final class SwitchableDatabase: RawPushStorage, @unchecked Sendable {  // @unche
 
 @Suite("Ingest node: a push is answered 200 only once it is durable")
 struct IngestNodeTests {
-    static func body(_ message: Int) -> [UInt8] {
+    static func body(_ message: Int, device: String = "phone-a") -> [UInt8] {
         let t = 1_700_000_000_000_000_000 + Int64(message) * 1_000_000_000
         let readings = (0..<3).map { i in
             #"{"name":"accelerometer","time":\#(t + Int64(i) * 10_000_000),"values":{"x":0.1,"y":-9.8,"z":0.2}}"#
         } + [#"{"name":"barometer","time":\#(t),"values":{"pressure":1013.2,"relativeAltitude":0.5}}"#]
-        return Array(#"{"messageId":\#(message),"sessionId":"s-1","deviceId":"phone-a","payload":[\#(readings.joined(separator: ","))]}"#.utf8)
+        return Array(#"{"messageId":\#(message),"sessionId":"s-1","deviceId":"\#(device)","payload":[\#(readings.joined(separator: ","))]}"#.utf8)
     }
 
     @Test func commitsSpoolsRefusesAndCatchesUp() async throws {
@@ -96,5 +105,28 @@ struct IngestNodeTests {
         figures = node.figures
         #expect(figures.drained == 2 && figures.duplicates >= 1 && figures.spoolPushes == 0 && figures.databaseReachable)
         #expect(figures.latencyP99Milliseconds > 0)
+    }
+
+    /// A push the database refuses for its contents is answered 400 and neither spooled nor taken for an
+    /// outage: the other phones' pushes go on being committed.
+    @Test func aPushTheDatabaseRefusesIsAnswered400() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ingest-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = SwitchableDatabase()
+        database.refuse(device: "phone-bad")
+        var settings = IngestNode.Settings()
+        settings.node = "test-node"
+        settings.drainInterval = 0.05
+        let node = IngestNode(
+            configuration: SensorLoggerConfiguration(host: "127.0.0.1", port: 0), database: database,
+            spool: try PushSpool(folder: folder), settings: settings)
+        let port = try node.start()
+        defer { node.stop() }
+        let refused = try RawHTTP.post(port: port, body: Self.body(1, device: "phone-bad"))
+        #expect(refused.status == 400 && refused.body.contains("SQLSTATE 22021"), "\(refused.status) \(refused.body)")
+        #expect(try RawHTTP.post(port: port, body: Self.body(2)).status == 200)
+        let figures = node.figures
+        #expect(figures.refused == 1 && figures.spooled == 0 && figures.spoolPushes == 0 && figures.databaseReachable)
+        #expect(database.stored.map(\.messageID) == [2])
     }
 }

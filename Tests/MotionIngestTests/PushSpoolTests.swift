@@ -5,7 +5,9 @@ import Testing
 /// A store that keeps pushes in memory, recognises repeats by (device, session, message id) and can be made
 /// to fail, as a database that went away.
 final class MemoryPushStore: RawPushStorage {
-    private let state = Locked<(pushes: [String: RawPush], failAfter: Int?)>(([:], nil))
+    private let state = Locked<(pushes: [String: RawPush], failAfter: Int?, refused: Set<Int64>)>(([:], nil, []))
+    /// Pushes with these message ids are refused for their contents (``RawPushRefused``).
+    func refuse(messages: Set<Int64>) { state.withLock { $0.refused = messages } }
     var stored: [RawPush] { state.withLock { Array($0.pushes.values) }.sorted { $0.messageID < $1.messageID } }
     func fail(after count: Int?) { state.withLock { $0.failAfter = count } }
 
@@ -17,6 +19,7 @@ final class MemoryPushStore: RawPushStorage {
                 guard left > 0 else { throw SpoolTestError.databaseDown }
                 s.failAfter = left - 1
             }
+            if s.refused.contains(push.messageID) { throw RawPushRefused(reason: "SQLSTATE 22021: invalid byte sequence") }
             let key = "\(push.device)/\(push.session)/\(push.messageID)"
             if s.pushes[key] != nil { return false }
             s.pushes[key] = push
@@ -115,6 +118,23 @@ struct PushSpoolTests {
         #expect(second.stored == 10 && second.duplicates == 4)
         #expect(store.stored.map(\.messageID) == Array(1...10))
         #expect(spool.depth.pushes == 0)
+    }
+
+    /// A push the store refuses for its contents would fail every drain: it is skipped with a notice, and the
+    /// pushes after it are stored.
+    @Test func aPushTheStoreRefusesIsSkippedNotKept() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spool-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let notices = Locked<[String]>([])
+        let spool = try PushSpool(folder: folder) { message in notices.withLock { $0.append(message) } }
+        for m in 1...5 { try spool.append(samplePush(Int64(m))) }
+        let store = MemoryPushStore()
+        store.refuse(messages: [2])
+        let result = spool.drain(into: store, node: "test")
+        #expect(result.stored == 4 && result.skipped == 1 && result.stoppedBy == nil)
+        #expect(store.stored.map(\.messageID) == [1, 3, 4, 5])
+        #expect(spool.depth.pushes == 0)
+        #expect(notices.withLock { $0 }.contains { $0.contains("record 2") && $0.contains("refused by the store") && $0.contains("22021") })
     }
 
     @Test func aFullSpoolRefusesAndKeepsWhatItHas() throws {

@@ -42,7 +42,8 @@ public final class IngestNode: Sendable {
         public var spooled = 0
         /// Pushes the database already had (retries, a phone that moved between nodes).
         public var duplicates = 0
-        /// Pushes answered 503 (spool full or unwritable) and 400 (ids too long).
+        /// Pushes answered 503 (spool full or unwritable) and 400 (ids too long, or contents the database
+        /// refuses: ``MotionIngest/RawPushRefused``).
         public var refused = 0
         /// Readings kept.
         public var readings = 0
@@ -85,6 +86,8 @@ public final class IngestNode: Sendable {
         var latencies: [Double] = []
         var latencyIndex = 0
         var reportedDown = false
+        /// Pushes the database refused for their contents (logged at the 1st, 2nd, 4th … time).
+        var storeRefusals = 0
     }
 
     /// A node receiving on `configuration`'s address, storing into `database` (else `spool`); with `engines`
@@ -201,6 +204,17 @@ public final class IngestNode: Sendable {
                     if isNew { s.figures.readings += push.readingCount } else { s.figures.duplicates += 1 }
                 }
                 return nil
+            } catch let refused as RawPushRefused {
+                // The database is fine; this push never will be (a NUL in a name, a value out of range).
+                let count = state.withLockedValue { s -> Int in
+                    s.figures.refused += 1
+                    s.storeRefusals += 1
+                    return s.storeRefusals
+                }
+                if count & (count - 1) == 0 {
+                    logger.warning("ingest node \(nodeName.logSafe): a push of \(push.device.logSafe) refused by the database (\(LogSafeText.logSafe(refused.reason, limit: 300))); answered 400 (\(count) so far)")
+                }
+                return SensorLoggerReply(status: 400, text: "the database cannot store this push: \(refused.reason.prefix(300))")
             } catch {
                 databaseError = error
                 markDown(error)

@@ -80,10 +80,23 @@ public protocol RawPushStorage: AnyObject, Sendable {
     ///
     /// - Returns: `false` when a push with the same device, session and message id was stored before (by
     ///   this node or another): nothing is stored again.
-    /// - Throws: when the push could not be made durable (the caller keeps it elsewhere or asks the sender to
-    ///   resend).
+    /// - Throws: ``RawPushRefused`` when the store refuses the push for what it contains (sending it again
+    ///   cannot help: the caller answers the sender 400, a spool skips it); any other error when the push could
+    ///   not be made durable now (the caller keeps it elsewhere or asks the sender to resend).
     func store(_ push: RawPush, node: String) throws -> Bool
 
     /// Whether the store answers now (a cheap round trip that stores nothing), within a few seconds.
     func isReachable() -> Bool
+}
+
+/// A push the store refuses for its contents, not for its own state: a name the database cannot hold (a NUL
+/// character), a value outside a column's range. Storing it again fails the same way, so it is neither kept
+/// for later nor allowed to hold up the pushes after it.
+public struct RawPushRefused: Error, Sendable, CustomStringConvertible {
+    /// Why, as the store says it (for the log and the sender's 400).
+    public let reason: String
+
+    public init(reason: String) { self.reason = reason }
+
+    public var description: String { "the store refuses this push: \(reason)" }
 }

@@ -41,7 +41,7 @@ public final class PushSpool: Sendable {
         public var stored = 0
         /// Of those, pushes the store already had.
         public var duplicates = 0
-        /// Records skipped: checksum failures and torn tails.
+        /// Records skipped: checksum failures, torn tails and pushes the store refuses (``RawPushRefused``).
         public var skipped = 0
         /// Why the drain stopped early (the store's error), or `nil` when the spool is empty.
         public var stoppedBy: String?
@@ -180,6 +180,11 @@ public final class PushSpool: Sendable {
                     let isNew = try storage.store(push, node: node)
                     result.stored += 1
                     if !isNew { result.duplicates += 1 }
+                } catch let refused as RawPushRefused {
+                    // Never storable: kept, it would hold up every push after it until the spool is full.
+                    result.skipped += 1
+                    notify("spool \(url.lastPathComponent): record \(index + 1) (device \(push.device.debugDescription.prefix(80)), message \(push.messageID)) refused by the store (\(refused.reason.prefix(300))); skipped")
+                    continue
                 } catch {
                     // The file stays whole: the records of it already stored are recognised by their receipts
                     // next time.

@@ -90,6 +90,9 @@ public final class DueTimeDriver: @unchecked Sendable {  // @unchecked: every st
             let name = name
             let thread = Thread { [self] in
                 KernelThreadName.setCurrent(name)
+                // Due times to the microsecond rather than Linux's default 50 µs of timer slack (a 1 kHz
+                // device's raw samples reached a client about 50 µs later: BENCHMARKS.md §6).
+                TimerSlack.setCurrent(nanoseconds: 1_000)
                 self.drive(generation: generation)
             }
             thread.name = name
@@ -158,7 +161,7 @@ public final class DueTimeDriver: @unchecked Sendable {  // @unchecked: every st
                 }
                 condition.unlock()
             } else if wait > 0 {
-                // Sleep rather than spin: the kernel's timer slack (≈ 50 µs) may step that late; the items
+                // Sleep rather than spin (with this thread's 1 µs timer slack, the wake-up is on time); the items
                 // keep their scheduled times. At 10 kHz this costs a few per cent of a core, not all of it.
                 usleep(UInt32(max(1, wait * 1e6)))
             }

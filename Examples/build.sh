@@ -8,7 +8,7 @@
 #
 # In the repository (the default) each example depends on this package by path ("../.."), all sharing the
 # scratch folder Examples/.build. With --outside, each is built as a user who copied it out builds it: a
-# clone of this repository at HEAD tagged with the next release's version (.build/examples-outside-release),
+# clone of this repository at HEAD tagged with the package's version (.build/examples-outside-release),
 # each example copied from it into a temporary folder outside the repository, its manifest's
 # `.package(name: "swift-core-motion", path: "../..")` changed to `.package(url: "file://<clone>", from:
 # "<version>")`, built there (scratch .build/examples-outside; DaemonOnly, without the default trait, in
@@ -19,9 +19,11 @@
 set -u
 examples=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$examples/.." && pwd)
-# The release the examples' manifests name ("In your own app: .package(url: …, from: "0.5.0")"): the next
-# one (CHANGELOG.md). --outside tags the release clone with it; every manifest's comment must say it.
-release_version=0.5.0
+# The release the examples' manifests name ("In your own app: .package(url: …, from: "0.5.0")"): the
+# package's own (CoreMotionVersion, with the CHANGELOG). --outside tags the release clone with it; every
+# manifest's comment must say it.
+release_version=$(sed -n 's/.*static let string = "\([0-9.]*\)".*/\1/p' "$root/Sources/MotionSamples/Version/CoreMotionVersion.swift")
+[ -n "$release_version" ] || { echo "Examples/build.sh: no version in Sources/MotionSamples/Version/CoreMotionVersion.swift" >&2; exit 1; }
 build_only=0
 service=1
 outside=0

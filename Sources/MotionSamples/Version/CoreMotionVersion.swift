@@ -3,5 +3,5 @@
 /// all use. Change it here, with the CHANGELOG, when a release is cut.
 public enum CoreMotionVersion {
     /// The release, as `MAJOR.MINOR.PATCH` (semantic versioning, as the Git tags and `.package(url:from:)` read it).
-    public static let string = "0.4.0"
+    public static let string = "0.5.0"
 }

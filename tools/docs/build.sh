@@ -24,6 +24,9 @@ for m in "${modules[@]}"; do
     lower=$(echo "$m" | tr '[:upper:]' '[:lower:]')
     docc process-archive transform-for-static-hosting ".build/plugins/Swift-DocC/outputs/$m.doccarchive" \
         --output-path "$site/$m" --hosting-base-path "$base/$m" >/dev/null
+    # DocC's renderer asks for an optional theme-settings.json at the site's root; an empty one answers it
+    # (no 404 in the console or the server's log).
+    echo '{"meta":{},"theme":{},"features":{}}' > "$site/$m/theme-settings.json"
     page="$site/$m/documentation/$lower/index.html"
     [ -s "$page" ] || { echo "docs site: $page missing"; exit 1; }
     links+="<li><a href=\"$m/documentation/$lower/\">$m</a></li>"

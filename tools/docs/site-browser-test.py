@@ -17,12 +17,11 @@ import sys
 import threading
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools", "view"))
+from headless_chromium import browser  # noqa: E402
 
 # (module folder, page path under it, the title the page must show, a text its body must contain)
 PAGES = [
@@ -43,21 +42,6 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
     def send_error(self, code, message=None, explain=None):
         QuietHandler.failed.append(f"{code} {self.path}")
         super().send_error(code, message, explain)
-
-
-def browser():
-    options = Options()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1100",
-                     "--hide-scrollbars", "--no-first-run", "--disable-extensions"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    for candidate in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
-        if os.path.exists(candidate):
-            options.binary_location = candidate
-            break
-    driver_path = next((p for p in ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver") if os.path.exists(p)), None)
-    service = Service(executable_path=driver_path) if driver_path else Service()
-    return webdriver.Chrome(service=service, options=options)
 
 
 def rendered_title(driver):
@@ -84,7 +68,7 @@ def main():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     failures = 0
-    driver = browser()
+    driver = browser("1400,1100")
     try:
         # The index page links every module.
         driver.get(base + "/")

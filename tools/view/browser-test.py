@@ -26,13 +26,12 @@ import tempfile
 import threading
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from headless_chromium import browser  # noqa: E402
 results = {"passed": 0, "failed": 0}
 
 
@@ -82,21 +81,6 @@ class ViewServer:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.process.kill()
-
-
-def browser():
-    options = Options()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1420",
-                     "--hide-scrollbars", "--no-first-run", "--disable-extensions"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    for candidate in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
-        if os.path.exists(candidate):
-            options.binary_location = candidate
-            break
-    driver_path = next((p for p in ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver") if os.path.exists(p)), None)
-    service = Service(executable_path=driver_path) if driver_path else Service()
-    return webdriver.Chrome(service=service, options=options)
 
 
 def state(driver, expression):

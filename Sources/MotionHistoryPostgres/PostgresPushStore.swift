@@ -36,10 +36,16 @@ public final class PostgresPushStore: RawPushStorage {
     private let ids = NIOLockedValueBox(IDCache())
     private let refusedSensorKinds = NIOLockedValueBox(0)
 
+    /// Device and sensor ids already known, so that a push does not look them up again. Sensors are bounded
+    /// by the table (``sensorKindLimit``); devices by ``cachedDevicesAtMost``, since every push may name a new
+    /// `deviceId`: past it the cache starts over (a forgotten device is looked up again, nothing else).
     private struct IDCache {
         var devices: [String: Int64] = [:]
         var sensors: [String: Int16] = [:]
     }
+
+    /// Device ids the cache keeps at most (a fleet's phones; 4,096 short names are about 0.5 MB).
+    static let cachedDevicesAtMost = 4096
 
     /// Readings per chunk at most, and the longest span of a chunk, microseconds (the schema's limits).
     static let chunkReadings = 1024
@@ -141,6 +147,9 @@ public final class PostgresPushStore: RawPushStorage {
         let learned = outcome.learned
         if !learned.devices.isEmpty || !learned.sensors.isEmpty {
             ids.withLockedValue { cache in
+                if cache.devices.count + learned.devices.count > Self.cachedDevicesAtMost {
+                    cache.devices.removeAll(keepingCapacity: true)
+                }
                 cache.devices.merge(learned.devices) { a, _ in a }
                 cache.sensors.merge(learned.sensors) { a, _ in a }
             }

@@ -1,5 +1,5 @@
 import Foundation
-import MotionNetwork
+@testable import MotionNetwork
 import MotionSamples
 import Testing
 

@@ -96,7 +96,7 @@ struct SensorLoggerHostileTests {
         RawSocket.send(body, "POST /data HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer s3cret\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
         #expect(RawSocket.closes(body, within: 10, every: 0.2) { RawSocket.send(body, " ") })
         #expect(Date().timeIntervalSince(started) < 9)  // 1 s unloaded
-        #expect(eventually(5) { server.statistics.idleConnectionsClosed >= 2 && server.statistics.slowRequestsClosed >= 1 })
+        #expect(eventually(5) { server.statistics.closedConnections[.idle, default: 0] >= 2 && server.statistics.closedConnections[.slowRequest, default: 0] >= 1 })
         // A phone pushing on its keep-alive connection is not affected.
         #expect(try RawHTTP.post(port: port, body: timelyMessage(SyntheticPhone(platform: .ios), 0), headers: ["Authorization": "Bearer s3cret"]).status == 200)
         #expect(eventually(5) { server.openConnections == 0 })
@@ -118,7 +118,7 @@ struct SensorLoggerHostileTests {
             defer { close(extra) }
             #expect(RawSocket.closes(extra, within: 10))
         }
-        #expect(server.statistics.refusedConnections == 3)
+        #expect(server.statistics.closedConnections[.overLimit] == 3)
         #expect(log.lines.filter { $0.contains("over the limit of 4") }.count == 1)
         // The held ones still work, and once they close a new connection gets in.
         for fd in held { close(fd) }

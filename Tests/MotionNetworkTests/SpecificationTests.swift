@@ -9,17 +9,17 @@ import Testing
             Issue.record("not phyphox")
             return
         }
-        #expect(p.host == "192.168.1.5" && p.port == 8080 && p.stream.silence == 2 && p.platform == .iOS && !p.startMeasuring)
+        #expect(p.address == PhoneAddress(host: "192.168.1.5", port: 8080) && p.stream.silence == 2 && p.platform == .iOS && !p.startMeasuring)
         #expect(p.stream.wait == 5 && p.stream.delay == 0.3)
         guard case .phyphox(let bare) = try DeviceSpecification.parse("phyphox:phone.local") else { return }
-        #expect(bare.port == 8080)
+        #expect(bare.address.port == 8080)
         guard case .phyphox(let http) = try DeviceSpecification.parse("phyphox:http://[::1]") else { return }
-        #expect(http.host == "::1" && http.port == 80 && http.url == "http://[::1]:80")
+        #expect(http.address.host == "::1" && http.address.port == 80 && http.url == "http://[::1]:80")
         guard case .sensorServer(let s) = try DeviceSpecification.parse("sensorserver:ws://10.0.0.7:8081/?wait=1") else {
             Issue.record("not sensorserver")
             return
         }
-        #expect(s.host == "10.0.0.7" && s.port == 8081 && s.stream.wait == 1 && s.url == "ws://10.0.0.7:8081")
+        #expect(s.address.host == "10.0.0.7" && s.address.port == 8081 && s.stream.wait == 1 && s.url == "ws://10.0.0.7:8081")
         #expect(try DeviceSpecification.parse("sensorserver:ws://10.0.0.7:8081").description == "sensorserver:ws://10.0.0.7:8081")
     }
 

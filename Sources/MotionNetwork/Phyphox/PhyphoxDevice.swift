@@ -4,17 +4,12 @@ import MotionSamples
 
 /// Where the phone is and how to poll it: `COREMOTION_DEVICE=phyphox:http://HOST:PORT[?options]`.
 public struct PhyphoxSettings: PhoneSourceSettings {
-    /// `phyphox`.
-    public static let scheme = "phyphox"
-    /// `phyphox`.
-    public static let app = "phyphox"
-    /// What to check when the phone does not answer.
-    public static let advice = "is remote access on, and the phone on this network?"
+    /// `phyphox:` devices of the app phyphox.
+    public static let source = PhoneSourceNames(
+        scheme: "phyphox", app: "phyphox", advice: "is remote access on, and the phone on this network?")
 
-    /// The phone's address (a name, IPv4 or IPv6 address).
-    public var host: String
-    /// The port of phyphox's remote access (8080 on Android; 80, else 8080, on iOS).
-    public var port: Int
+    /// The phone: its host and the port of phyphox's remote access (8080 on Android; 80, else 8080, on iOS).
+    public var address: PhoneAddress
     /// Start, silence and delay (docs/network.md, "What every phone device does").
     public var stream: PhoneStreamSettings
     /// Pause between two `/get` requests, seconds (phyphox's own web interface waits 10 ms; 0.1 s is
@@ -32,13 +27,12 @@ public struct PhyphoxSettings: PhoneSourceSettings {
     public static let defaultStream = PhoneStreamSettings(wait: 5, silence: 2, delay: 0.3)
 
     /// `http://HOST:PORT` as given to `phyphox:`.
-    public var url: String { PhoneAddress.url("http", host, port) }
+    public var url: String { address.url(scheme: "http") }
 
     /// The phone at `host`:`port`, polled every `interval` seconds.
     public init(host: String, port: Int, stream: PhoneStreamSettings = PhyphoxSettings.defaultStream, interval: Double = 0.1,
                 platform: PhyphoxPlatform? = nil, startMeasuring: Bool = true) {
-        self.host = host
-        self.port = port
+        self.address = PhoneAddress(host: host, port: port)
         self.stream = stream
         self.interval = interval
         self.platform = platform
@@ -51,8 +45,8 @@ public struct PhyphoxSettings: PhoneSourceSettings {
     /// Reads `http://HOST[:PORT][/]` (or `HOST[:PORT]`; the port defaults to 8080, phyphox's, or 80 with an
     /// explicit `http://`) and the options.
     public init(url: String, options: [String: String]) throws(PhoneOptionError) {
-        let (host, port) = try PhoneAddress.parse(url, scheme: "http", defaultPort: 8080, schemeDefaultPort: 80, kind: "phyphox")
-        self.init(host: host, port: port)
+        let address = try PhoneAddress(parsing: url, scheme: "http", defaultPort: 8080, schemeDefaultPort: 80, kind: "phyphox")
+        self.init(host: address.host, port: address.port)
         stream = try PhoneStreamSettings(options: options, defaults: Self.defaultStream)
         interval = try PhoneOptionError.seconds(options, "interval", interval, allowZero: true)
         if let p = options["platform"] {
@@ -68,50 +62,6 @@ public struct PhyphoxSettings: PhoneSourceSettings {
             default: throw PhoneOptionError("start must be true or false, found '\(s)'")
             }
         }
-    }
-}
-
-/// Reads and writes the `HOST[:PORT]` of a phone address.
-enum PhoneAddress {
-    /// `SCHEME://HOST:PORT`, an IPv6 host in brackets.
-    static func url(_ scheme: String, _ host: String, _ port: Int) -> String {
-        "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
-    }
-
-    static func parse(_ text: String, scheme: String, defaultPort: Int, schemeDefaultPort: Int, kind: String) throws(PhoneOptionError) -> (String, Int) {
-        var rest = Substring(text)
-        var port = defaultPort
-        if let r = rest.range(of: "://") {
-            let given = rest[..<r.lowerBound].lowercased()
-            guard given == scheme else {
-                throw PhoneOptionError("\(kind): takes a \(scheme):// address, found '\(given)://' in '\(text)'")
-            }
-            rest = rest[r.upperBound...]
-            port = schemeDefaultPort
-        }
-        if rest.hasSuffix("/") { rest = rest.dropLast() }
-        guard !rest.contains("/") else {
-            throw PhoneOptionError("\(kind): takes an address without a path (\(scheme)://HOST:PORT), found '\(text)'")
-        }
-        var host = rest
-        if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { throw PhoneOptionError("\(kind): unclosed '[' in '\(text)'") }
-            host = rest[rest.index(after: rest.startIndex)..<close]
-            let after = rest[rest.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":"), let p = Int(after.dropFirst()) else { throw PhoneOptionError("\(kind): bad port in '\(text)'") }
-                port = p
-            }
-        } else if let colon = rest.lastIndex(of: ":") {
-            host = rest[..<colon]
-            guard let p = Int(rest[rest.index(after: colon)...]) else { throw PhoneOptionError("\(kind): bad port in '\(text)'") }
-            port = p
-        }
-        guard !host.isEmpty, !host.contains(where: { $0.isWhitespace || $0 == "?" || $0 == "#" || $0 == "@" }) else {
-            throw PhoneOptionError("\(kind): needs the phone's address, e.g. \(kind):\(scheme)://192.168.1.5:8080, found '\(text)'")
-        }
-        guard (1...65535).contains(port) else { throw PhoneOptionError("\(kind): port \(port) is not 1 to 65535") }
-        return (String(host), port)
     }
 }
 
@@ -149,7 +99,7 @@ final class PhyphoxPoller: Sendable {
     init(settings: PhyphoxSettings, device: LiveDevice) {
         self.settings = settings
         self.device = device
-        self.client = PhyphoxHTTPClient(host: settings.host, port: settings.port)
+        self.client = PhyphoxHTTPClient(host: settings.address.host, port: settings.address.port)
     }
 
     /// The state of one session.

@@ -63,22 +63,12 @@ public struct PhyphoxStatus: Sendable, Equatable {
     public var session: String
     /// Whether the experiment is measuring.
     public var measuring: Bool
-
-    public init(session: String, measuring: Bool) {
-        self.session = session
-        self.measuring = measuring
-    }
 }
 
 /// A `/get` reply: `{"buffer": {name: {size, updateMode, buffer: [number|null]}}, "status": {session, measuring, …}}`.
 public struct PhyphoxGetReply: Sendable, Equatable {
     public var buffers: [String: PhyphoxBuffer]
     public var status: PhyphoxStatus
-
-    public init(buffers: [String: PhyphoxBuffer], status: PhyphoxStatus) {
-        self.buffers = buffers
-        self.status = status
-    }
 
     /// Decodes a reply. Refused as a whole (never partly used): text that is not JSON, a missing `buffer`
     /// or `status`, a buffer whose values are not numbers or `null`, a number too large for a `Double`, a
@@ -149,13 +139,6 @@ public struct PhyphoxConfig: Sendable, Equatable {
     public var buffers: [String: Int]
     public var inputs: [PhyphoxInput]
 
-    public init(crc32: String, title: String, buffers: [String: Int], inputs: [PhyphoxInput]) {
-        self.crc32 = crc32
-        self.title = title
-        self.buffers = buffers
-        self.inputs = inputs
-    }
-
     /// Longest buffer name accepted, bytes.
     public static let maximumNameLength = 256
 
@@ -216,11 +199,6 @@ public struct PhyphoxMeta: Sendable, Equatable {
     public var values: [String: String]
     /// Whether the reply has a `sensors` object (Android only).
     public var hasSensors: Bool
-
-    public init(values: [String: String], hasSensors: Bool) {
-        self.values = values
-        self.hasSensors = hasSensors
-    }
 
     /// iOS when `deviceBrand` is `Apple`; Android when `sensors` is present; otherwise unknown.
     public var platform: PhyphoxPlatform? {

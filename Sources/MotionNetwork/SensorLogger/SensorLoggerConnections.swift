@@ -9,6 +9,16 @@ typealias SensorLoggerRequestPart = HTTPRequestPart
 /// One HTTP response part.
 typealias SensorLoggerResponsePart = HTTPResponsePart
 
+/// Why the server closed a connection itself (``SensorLoggerServer/Statistics/closedConnections``).
+public enum SensorLoggerConnectionClosure: String, Sendable, Hashable, CaseIterable {
+    /// Closed at once because ``SensorLoggerLimits/maximumConnections`` were open.
+    case overLimit
+    /// Idle: no complete request head within ``SensorLoggerLimits/idleTimeout``.
+    case idle
+    /// A request's body took longer than ``SensorLoggerLimits/requestTimeout`` after its head.
+    case slowRequest
+}
+
 /// A receiver's count of open connections, shared by every connection's ``SensorLoggerConnectionGuard``.
 ///
 /// Beyond ``SensorLoggerLimits/maximumConnections`` a new connection is refused (closed at once), counted,
@@ -17,9 +27,7 @@ typealias SensorLoggerResponsePart = HTTPResponsePart
 final class SensorLoggerConnectionGate: Sendable {
     struct Counts: Sendable, Hashable {
         var open = 0
-        var refused = 0
-        var closedIdle = 0
-        var closedSlow = 0
+        var closed: [SensorLoggerConnectionClosure: Int] = [:]
         var refusedSinceReport = 0
         var lastReport: ContinuousClock.Instant?
     }
@@ -45,10 +53,10 @@ final class SensorLoggerConnectionGate: Sendable {
                 c.open += 1
                 return (true, nil)
             }
-            c.refused += 1
+            c.closed[.overLimit, default: 0] += 1
             c.refusedSinceReport += 1
             guard c.lastReport.map({ now - $0 >= interval }) ?? true else { return (false, nil) }
-            let line = "refused \(c.refusedSinceReport) connection(s) over the limit of \(limits.maximumConnections) open at once (\(c.refused) in all); further ones are counted and reported at most once every \(Int(limits.refusalLogInterval)) s"
+            let line = "refused \(c.refusedSinceReport) connection(s) over the limit of \(limits.maximumConnections) open at once (\(c.closed[.overLimit, default: 0]) in all); further ones are counted and reported at most once every \(Int(limits.refusalLogInterval)) s"
             c.refusedSinceReport = 0
             c.lastReport = now
             return (false, line)
@@ -63,7 +71,7 @@ final class SensorLoggerConnectionGate: Sendable {
     /// Counts a connection closed for idling (`slow == false`) or for a request that took too long.
     func noteTimeout(slow: Bool) {
         counts.withLock { c in
-            if slow { c.closedSlow += 1 } else { c.closedIdle += 1 }
+            c.closed[slow ? .slowRequest : .idle, default: 0] += 1
         }
     }
 }

@@ -347,24 +347,19 @@ enum SensorLoggerNames {
         return sensorTable[Array(bytes)]
     }
 
-    /// The three raw sensors and their uncalibrated twins, by their normalised names, without hashing or
-    /// allocating; `nil` for any other name.
+    /// The three raw sensors and their uncalibrated twins (nearly every reading), by their normalised
+    /// names. No two names have the same length: the length picks the one candidate, one `memcmp` checks it.
+    static let motionSensors: [(name: [UInt8], sensor: SensorLoggerSensor)] = [
+        (Array("accelerometer".utf8), .accelerometer), (Array("gyroscope".utf8), .gyroscope),
+        (Array("magnetometer".utf8), .magnetometer), (Array("accelerometeruncalibrated".utf8), .accelerometerUncalibrated),
+        (Array("gyroscopeuncalibrated".utf8), .gyroscopeUncalibrated), (Array("magnetometeruncalibrated".utf8), .magnetometerUncalibrated),
+    ]
+
+    /// One of ``motionSensors`` without hashing or allocating; `nil` for any other name.
     @inline(__always)
     static func motionSensor(_ b: UnsafePointer<UInt8>, _ count: Int) -> SensorLoggerSensor? {
-        switch count {
-        case 13:
-            if memcmp(b, "accelerometer", 13) == 0 { return .accelerometer }
-        case 9:
-            if memcmp(b, "gyroscope", 9) == 0 { return .gyroscope }
-        case 12:
-            if memcmp(b, "magnetometer", 12) == 0 { return .magnetometer }
-        case 25:
-            if memcmp(b, "accelerometeruncalibrated", 25) == 0 { return .accelerometerUncalibrated }
-        case 21:
-            if memcmp(b, "gyroscopeuncalibrated", 21) == 0 { return .gyroscopeUncalibrated }
-        case 24:
-            if memcmp(b, "magnetometeruncalibrated", 24) == 0 { return .magnetometerUncalibrated }
-        default: break
+        for (name, sensor) in motionSensors where name.count == count {
+            return name.withUnsafeBufferPointer { memcmp(b, $0.baseAddress!, count) == 0 } ? sensor : nil
         }
         return nil
     }

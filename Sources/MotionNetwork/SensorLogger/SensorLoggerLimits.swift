@@ -4,8 +4,8 @@ import Foundation
 /// (docs/network.md, "Limits against hostile peers"). The defaults are the receiver's; tests shorten the times.
 public struct SensorLoggerLimits: Sendable, Hashable {
     /// Most TCP connections open at once per receiver; a connection beyond it is closed at once (counted in
-    /// ``SensorLoggerServer/Statistics/refusedConnections``, logged at most once a minute). A phone uses one
-    /// keep-alive connection; 128 holds the 100 phones of the load benchmark (BENCHMARKS.md §8) with room
+    /// ``SensorLoggerServer/Statistics/closedConnections`` under ``SensorLoggerConnectionClosure/overLimit``,
+    /// logged at most once a minute). A phone uses one keep-alive connection; 128 holds the 100 phones of the load benchmark (BENCHMARKS.md §8) with room
     /// for reconnections, an eighth of a process's usual 1,024 descriptors.
     public var maximumConnections: Int
     /// A connection with no request under way for this long is closed, seconds: it has sent no complete

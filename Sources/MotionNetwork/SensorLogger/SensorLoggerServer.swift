@@ -57,12 +57,9 @@ public final class SensorLoggerServer: @unchecked Sendable {  // @unchecked: eve
         public var malformed: [SensorLoggerDecodingError.Kind: Int] = [:]
         /// Readings in accepted messages.
         public var readings = 0
-        /// Connections closed at once because ``SensorLoggerLimits/maximumConnections`` were open.
-        public var refusedConnections = 0
-        /// Connections closed for idling (no complete request head within ``SensorLoggerLimits/idleTimeout``).
-        public var idleConnectionsClosed = 0
-        /// Connections closed because a request's body took longer than ``SensorLoggerLimits/requestTimeout``.
-        public var slowRequestsClosed = 0
+        /// Connections the server closed itself, per reason (over the limit of open connections, idle, a
+        /// request too slow).
+        public var closedConnections: [SensorLoggerConnectionClosure: Int] = [:]
         /// Phones forgotten after ``SensorLoggerLimits/phoneExpiry`` without a push.
         public var expiredPhones = 0
         /// Pushes whose time was far from their phone's clock, readings left out (``PhoneClock``).
@@ -182,9 +179,7 @@ public final class SensorLoggerServer: @unchecked Sendable {  // @unchecked: eve
         lock.lock()
         var s = stats
         lock.unlock()
-        s.refusedConnections = gate.refused
-        s.idleConnectionsClosed = gate.closedIdle
-        s.slowRequestsClosed = gate.closedSlow
+        s.closedConnections = gate.closed
         return s
     }
 

@@ -4,17 +4,12 @@ import MotionSamples
 
 /// Where the phone is: `COREMOTION_DEVICE=sensorserver:ws://HOST:PORT[?options]`.
 public struct SensorServerSettings: PhoneSourceSettings {
-    /// `sensorserver`.
-    public static let scheme = "sensorserver"
-    /// `SensorServer`.
-    public static let app = "SensorServer"
-    /// What to check when the phone does not answer.
-    public static let advice = "is its server started, and the phone on this network?"
+    /// `sensorserver:` devices of the app SensorServer.
+    public static let source = PhoneSourceNames(
+        scheme: "sensorserver", app: "SensorServer", advice: "is its server started, and the phone on this network?")
 
-    /// The phone's address (a name, IPv4 or IPv6 address).
-    public var host: String
-    /// The port of SensorServer's WebSocket server (8080 by default in the app).
-    public var port: Int
+    /// The phone: its host and the port of SensorServer's WebSocket server (8080 by default in the app).
+    public var address: PhoneAddress
     /// Start, silence and delay (docs/network.md, "What every phone device does").
     public var stream: PhoneStreamSettings
     /// The sensors asked for.
@@ -26,12 +21,12 @@ public struct SensorServerSettings: PhoneSourceSettings {
     public static let defaultStream = PhoneStreamSettings(wait: 5, silence: 2, delay: 0.15)
 
     /// `ws://HOST:PORT` as given to `sensorserver:`.
-    public var url: String { PhoneAddress.url("ws", host, port) }
+    public var url: String { address.url(scheme: "ws") }
 
     /// The phone at `host`:`port`, asked for `sensors`.
     public init(host: String, port: Int, stream: PhoneStreamSettings = SensorServerSettings.defaultStream,
                 sensors: [SensorServerSensor] = SensorServerSensor.allCases) {
-        (self.host, self.port, self.stream, self.sensors) = (host, port, stream, sensors)
+        (self.address, self.stream, self.sensors) = (PhoneAddress(host: host, port: port), stream, sensors)
     }
 
     /// The connection loop of `device` (``SensorServerDevice``'s rules).
@@ -39,8 +34,8 @@ public struct SensorServerSettings: PhoneSourceSettings {
 
     /// Reads `ws://HOST[:PORT][/]` (or `HOST[:PORT]`; the port defaults to 8080, SensorServer's) and the options.
     public init(url: String, options: [String: String]) throws(PhoneOptionError) {
-        let (host, port) = try PhoneAddress.parse(url, scheme: "ws", defaultPort: 8080, schemeDefaultPort: 8080, kind: "sensorserver")
-        self.init(host: host, port: port, stream: try PhoneStreamSettings(options: options, defaults: Self.defaultStream))
+        let address = try PhoneAddress(parsing: url, scheme: "ws", defaultPort: 8080, schemeDefaultPort: 8080, kind: "sensorserver")
+        self.init(host: address.host, port: address.port, stream: try PhoneStreamSettings(options: options, defaults: Self.defaultStream))
     }
 }
 
@@ -104,7 +99,7 @@ final class SensorServerClient: Sendable {
             let path = SensorServerDevice.path(for: wanted)
             let socket: PhoneWebSocket
             do {
-                socket = try PhoneWebSocket.connect(host: settings.host, port: settings.port, path: path, clock: device.clock)
+                socket = try PhoneWebSocket.connect(host: settings.address.host, port: settings.address.port, path: path, clock: device.clock)
             } catch {
                 failures += 1
                 device.report("\(error)", category: "request")
@@ -143,7 +138,7 @@ final class SensorServerClient: Sendable {
     /// Whether the phone has `sensor` (`false` on 4001), by a connection of its own; `nil` when unsure.
     private func probe(_ sensor: SensorServerSensor) -> Bool? {
         guard let socket = try? PhoneWebSocket.connect(
-            host: settings.host, port: settings.port, path: SensorServerDevice.path(for: [sensor]), clock: device.clock)
+            host: settings.address.host, port: settings.address.port, path: SensorServerDevice.path(for: [sensor]), clock: device.clock)
         else { return nil }
         defer { socket.close() }
         switch socket.events.next(timeout: 1) {

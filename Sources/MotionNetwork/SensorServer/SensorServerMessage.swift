@@ -64,13 +64,6 @@ public struct SensorServerMessage: Sendable, Equatable {
     /// `SensorEvent.accuracy` (0 unreliable … 3 high), when given.
     public var accuracy: Int?
 
-    public init(type: String?, values: [Double], timestamp: Int64, accuracy: Int?) {
-        self.type = type
-        self.values = values
-        self.timestamp = timestamp
-        self.accuracy = accuracy
-    }
-
     /// Most `values` accepted (Android's largest, the pose sensor, has 15).
     public static let maximumValues = 64
 

@@ -52,16 +52,27 @@ public struct PhoneOptionError: Error, Sendable, CustomStringConvertible {
     }
 }
 
+/// What a polled or streamed phone source is called, in device names, threads, logs and errors.
+public struct PhoneSourceNames: Sendable, Hashable {
+    /// The device's name before the address (`phyphox`), also its thread's (`coremotion.phyphox`) and
+    /// its default logger's label.
+    public let scheme: String
+    /// The app's name, for messages (`SensorServer`).
+    public let app: String
+    /// What to check when the phone does not answer, for the error.
+    public let advice: String
+
+    /// A source called `scheme` in device names, `app` in messages, with `advice` when it does not answer.
+    public init(scheme: String, app: String, advice: String) {
+        (self.scheme, self.app, self.advice) = (scheme, app, advice)
+    }
+}
+
 /// The settings of a polled or streamed phone source (phyphox, SensorServer): where the phone is, its
 /// ``PhoneStreamSettings``, and the loop that feeds a ``LiveDevice``.
 public protocol PhoneSourceSettings: Sendable, Hashable {
-    /// The device's name before the address (`phyphox`), also its thread's (`coremotion.phyphox`) and
-    /// its default logger's label.
-    static var scheme: String { get }
-    /// The app's name, for messages (`SensorServer`).
-    static var app: String { get }
-    /// What to check when the phone does not answer, for the error.
-    static var advice: String { get }
+    /// The source's names and advice.
+    static var source: PhoneSourceNames { get }
     /// The phone's address as given (`http://192.168.1.5:8080`).
     var url: String { get }
     /// Start, silence and delay.
@@ -87,12 +98,12 @@ extension PhoneSource {
     public static func connect(
         _ settings: Settings, clock: any MotionClock = SystemClock.shared, logger: Logger? = nil
     ) throws(PhoneRequestError) -> LiveDevice {
-        let scheme = Settings.scheme
+        let names = Settings.source, scheme = names.scheme
         let device = LiveDevice(
             name: "\(scheme):\(settings.url)", clock: clock, configuration: LiveDevice.Configuration(settings.stream),
             logger: logger ?? Logger(label: "coremotion.\(scheme)"))
         try device.start(thread: "coremotion.\(scheme)", wait: settings.stream.wait, loop: settings.loop(for: device)) { wait, problem in
-            "\(Settings.app) at \(settings.url) did not answer within \(wait) s\(problem); \(Settings.advice)"
+            "\(names.app) at \(settings.url) did not answer within \(wait) s\(problem); \(names.advice)"
         }
         return device
     }

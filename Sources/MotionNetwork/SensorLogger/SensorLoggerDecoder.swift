@@ -350,10 +350,9 @@ enum SensorLoggerNames {
     /// The three raw sensors and their uncalibrated twins (nearly every reading), by their normalised
     /// names. No two names have the same length: the length picks the one candidate, one `memcmp` checks it.
     static let motionSensors: [(name: [UInt8], sensor: SensorLoggerSensor)] = [
-        (Array("accelerometer".utf8), .accelerometer), (Array("gyroscope".utf8), .gyroscope),
-        (Array("magnetometer".utf8), .magnetometer), (Array("accelerometeruncalibrated".utf8), .accelerometerUncalibrated),
-        (Array("gyroscopeuncalibrated".utf8), .gyroscopeUncalibrated), (Array("magnetometeruncalibrated".utf8), .magnetometerUncalibrated),
-    ]
+        SensorLoggerSensor.accelerometer, .gyroscope, .magnetometer,
+        .accelerometerUncalibrated, .gyroscopeUncalibrated, .magnetometerUncalibrated,
+    ].map { (Array($0.name.utf8), $0) }
 
     /// One of ``motionSensors`` without hashing or allocating; `nil` for any other name.
     @inline(__always)

@@ -363,7 +363,13 @@ let package = Package(
         // One suite of history behaviour, run on the SQLite store and on PostgreSQL (COREMOTION_TEST_POSTGRES).
         .testTarget(
             name: "HistoryBehaviourTests",
-            dependencies: ["MotionHistory", "MotionHistoryPostgres", "MotionIngest", "MotionSamples", "MotionSimulator", "TestSupport"],
+            dependencies: [
+                "MotionHistory", "MotionHistoryPostgres", "MotionIngest", "MotionSamples", "MotionSimulator", "TestSupport",
+                // A connection of the test's own, to hold a row while a push waits on it.
+                withDevices("PostgresNIO", "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

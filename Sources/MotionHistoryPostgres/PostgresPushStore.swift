@@ -192,19 +192,47 @@ public final class PostgresPushStore: RawPushStorage {
     }
 
     private func transactionOnce(_ push: RawPush, node: String) async throws -> (Bool, IDCache) {
-        // In one order of sensor names and fields, whatever the push's: two pushes meeting the same new
-        // sensors (or the same phone's rows) then take their row locks in the same order and never deadlock.
+        // In one order of sensor names and fields, whatever the push's: two pushes of the same phone then take
+        // their row locks (chunks, counters) in the same order and never deadlock.
         let sorted = push.series.map(Self.sortedByTime).sorted {
             ($0.sensor, $0.fields.joined(separator: "\u{1F}")) < ($1.sensor, $1.fields.joined(separator: "\u{1F}"))
         }
         let known = ids.withLockedValue { $0 }
         let client = self.client
         let logger = self.logger
-        let refusedSensorKinds = self.refusedSensorKinds
-        let locationDescription = self.locationDescription
         let sensorKindLimit = self.sensorKindLimit
+        // New sensor kinds are added before the push's transaction, each in a statement of its own: a row the
+        // transaction inserted would stay locked until it commits, and every other push meeting that kind (any
+        // phone, any node) would wait for it, up to the statement timeout (57014, measured in CI beside the
+        // whole suite on two cores). A kind added for a push that then fails stays, as a name the next push uses.
+        var learned = IDCache()
+        var sensorIDs: [String: Int16] = [:]
+        for series in sorted where series.count > 0 {
+            let key = Self.sensorKey(series)
+            if let id = known.sensors[key] ?? learned.sensors[key] {
+                sensorIDs[key] = id
+            } else if let id = try await client.withConnection({ connection in
+                try await Self.sensorID(series.sensor, fields: series.fields, limit: sensorKindLimit, connection, logger)
+            }) {
+                sensorIDs[key] = id
+                learned.sensors[key] = id
+            } else {
+                // The table of sensor kinds is full: a documented skip (docs/history-postgres.md), said in the
+                // log at the 1st, 2nd, 4th, 8th … time, so that a phone inventing names cannot flood it.
+                let refusals = refusedSensorKinds.withLockedValue { $0 += 1; return $0 }
+                if refusals & (refusals - 1) == 0 {
+                    logger.warning("""
+                        \(locationDescription): \(sensorKindLimit) sensor kinds are stored, the most a \
+                        database takes; readings of a new one (\(series.sensor.debugDescription) from device \
+                        \(push.device.debugDescription)) are not stored (\(refusals) series so far)
+                        """)
+                }
+            }
+        }
+        let sensorsLearned = learned.sensors
         return try await client.withTransaction(logger: logger) { connection in
                 var learned = IDCache()
+                learned.sensors = sensorsLearned
                 let device: Int64
                 if let id = known.devices[push.device] {
                     device = id
@@ -222,33 +250,16 @@ public final class PostgresPushStore: RawPushStorage {
                 ).collect()
                 guard !receipt.isEmpty else { return (false, learned) }
                 for series in sorted where series.count > 0 {
-                    let key = series.sensor + "\u{1F}" + series.fields.joined(separator: "\u{1F}")
-                    let sensor: Int16
-                    if let id = known.sensors[key] ?? learned.sensors[key] {
-                        sensor = id
-                    } else if let id = try await Self.sensorID(
-                        series.sensor, fields: series.fields, limit: sensorKindLimit, connection, logger
-                    ) {
-                        sensor = id
-                        learned.sensors[key] = sensor
-                    } else {
-                        // The table of sensor kinds is full: a documented skip (docs/history-postgres.md), said
-                        // in the log at the 1st, 2nd, 4th, 8th … time, so that a phone inventing names cannot
-                        // flood it.
-                        let refusals = refusedSensorKinds.withLockedValue { $0 += 1; return $0 }
-                        if refusals & (refusals - 1) == 0 {
-                            logger.warning("""
-                                \(locationDescription): \(sensorKindLimit) sensor kinds are stored, the most a \
-                                database takes; readings of a new one (\(series.sensor.debugDescription) from device \
-                                \(push.device.debugDescription)) are not stored (\(refusals) series so far)
-                                """)
-                        }
-                        continue
-                    }
+                    guard let sensor = sensorIDs[Self.sensorKey(series)] else { continue }
                     try await Self.insertChunks(of: series, device: device, sensor: sensor, connection, logger)
                 }
                 return (true, learned)
             }
+    }
+
+    /// The cache's key of a series' sensor kind: its name and fields.
+    static func sensorKey(_ series: RawSeries) -> String {
+        series.sensor + "\u{1F}" + series.fields.joined(separator: "\u{1F}")
     }
 
     // MARK: - Statements

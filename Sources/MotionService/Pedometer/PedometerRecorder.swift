@@ -3,12 +3,14 @@ import MotionEngine
 import MotionHistory
 
 /// A live pedometer session: cumulative totals from its start date, reported to `receive`.
-final class PedometerSession: @unchecked Sendable {  // @unchecked: `totals`, `lastStepTime`, `changed`, `lastReport` change only under `PedometerRecorder.lock`
+final class PedometerSession: @unchecked Sendable {  // @unchecked: `totals`, `lastStepTime`, `changed`, `lastReport`, `awaitsHistory` change only under `PedometerRecorder.lock`
     let start: Date
     var totals: PedometerTotals
     var lastStepTime: Double?
     var changed = false
     var lastReport = -Double.infinity
+    /// Counting live while the history's totals before it are still being read; reports nothing yet.
+    var awaitsHistory = false
     let receive: @Sendable (PedometerTotals) -> Void
 
     init(start: Date, totals: PedometerTotals, receive: @escaping @Sendable (PedometerTotals) -> Void) {
@@ -51,6 +53,14 @@ final class PedometerRecorder: @unchecked Sendable {  // @unchecked: `engine` is
     private var sessions: [PedometerSession] = []
     private var eventClients: [PedometerEventClient] = []
     private var currentTime = -Double.infinity
+    /// Sessions whose history is being read (``addSession(from:receive:)``).
+    private var sessionsAwaitingHistory = 0
+    /// What the engine gave while a session's history was being read, for the history once no session awaits
+    /// it: kept out of the history so that the query counts exactly what was drained before the session was
+    /// added (every session counts the rest live). Bounded by the history's query time: a query of the SQLite
+    /// store waits at most its busy timeout, one of a PostgreSQL history its query timeout (30 s), and a walk
+    /// gives about 2 steps a second.
+    private var heldBack = HeldBackRecords()
     private let lock = NSLock()
     /// Serialises ``start()`` (two callers never subscribe the same sensor twice).
     private let startLock = NSLock()
@@ -93,27 +103,49 @@ final class PedometerRecorder: @unchecked Sendable {  // @unchecked: `engine` is
     }
 
     /// Adds a live session cumulative from `start`: its totals begin with the history from `start` to now.
+    ///
+    /// The history is read without the recorder's lock, so the device thread goes on delivering while a slow
+    /// history (a PostgreSQL server far away or down) answers. Each event is counted once: the session is
+    /// added (and counts live) before the query, and what the engine gives meanwhile goes to the history
+    /// only after the query, so the query sees exactly what was drained before the session was added.
     func addSession(from start: Date, receive: @escaping @Sendable (PedometerTotals) -> Void) -> PedometerSession? {
         guard let service else { return nil }
         self.start()
-        // No event may slip between the history's totals and the session's first live event.
         lock.lock()
-        defer { lock.unlock() }
         let now = service.date(at: service.clock.now)
-        var totals = PedometerTotals(
-            start: start, end: max(start, now), steps: 0, distance: 0, floorsAscended: 0, floorsDescended: 0, activeDuration: 0
-        )
-        if start < now, let history = service.history,
-           let summary = try? history.pedometerSummary(from: start, to: now, source: service.historyQuerySource) {
-            totals.steps = summary.steps
-            totals.distance = summary.distance
-            totals.floorsAscended = summary.floorsAscended
-            totals.floorsDescended = summary.floorsDescended
-            totals.activeDuration = summary.activeDuration
-        }
-        let session = PedometerSession(start: start, totals: totals, receive: receive)
-        session.changed = totals.steps > 0
+        let session = PedometerSession(
+            start: start,
+            totals: PedometerTotals(
+                start: start, end: max(start, now), steps: 0, distance: 0, floorsAscended: 0, floorsDescended: 0, activeDuration: 0),
+            receive: receive)
+        // Held back for an earlier session's query: drained, not yet in the history this query reads.
+        for (time, step) in heldBack.steps where step.date >= start { session.count(step: step, at: time) }
+        for floor in heldBack.floors where floor.date >= start { session.count(floor: floor) }
+        session.awaitsHistory = true
         sessions.append(session)
+        sessionsAwaitingHistory += 1
+        lock.unlock()
+
+        let history = start < now ? service.history : nil
+        let summary = try? history?.pedometerSummary(from: start, to: now, source: service.historyQuerySource)
+
+        lock.lock()
+        if let summary {
+            session.totals.steps += summary.steps
+            session.totals.distance += summary.distance
+            session.totals.floorsAscended += summary.floorsAscended
+            session.totals.floorsDescended += summary.floorsDescended
+            session.totals.activeDuration += summary.activeDuration
+        }
+        session.awaitsHistory = false
+        session.changed = session.totals.steps > 0 || session.totals.floorsAscended + session.totals.floorsDescended > 0
+        sessionsAwaitingHistory -= 1
+        if sessionsAwaitingHistory == 0, !heldBack.isEmpty {
+            let released = heldBack
+            heldBack = HeldBackRecords()
+            record(steps: released.steps.map(\.record), floors: released.floors, transitions: released.transitions)
+        }
+        lock.unlock()
         return session
     }
 
@@ -172,20 +204,14 @@ final class PedometerRecorder: @unchecked Sendable {  // @unchecked: `engine` is
             let date = service.date(at: event.time)
             switch event {
             case .step(let t, let length):
-                steps.append(StepRecord(date: date, strideLength: length))
-                for s in sessions where date >= s.start {
-                    s.totals.steps += 1
-                    s.totals.distance += length
-                    if let last = s.lastStepTime, t - last <= Self.activeGap, t > last { s.totals.activeDuration += t - last }
-                    s.lastStepTime = t
-                    s.changed = true
-                }
+                let step = StepRecord(date: date, strideLength: length)
+                steps.append(step)
+                if sessionsAwaitingHistory > 0 { heldBack.steps.append((t, step)) }
+                for s in sessions where date >= s.start { s.count(step: step, at: t) }
             case .floor(_, let ascended):
-                floors.append(FloorRecord(date: date, change: ascended ? .ascended : .descended))
-                for s in sessions where date >= s.start {
-                    if ascended { s.totals.floorsAscended += 1 } else { s.totals.floorsDescended += 1 }
-                    s.changed = true
-                }
+                let floor = FloorRecord(date: date, change: ascended ? .ascended : .descended)
+                floors.append(floor)
+                for s in sessions where date >= s.start { s.count(floor: floor) }
             case .pause:
                 transitions.append(PedometerTransitionRecord(date: date, transition: .pause))
                 for c in eventClients { c.receive(PedometerPauseEvent(date: date, resumed: false)) }
@@ -195,18 +221,14 @@ final class PedometerRecorder: @unchecked Sendable {  // @unchecked: `engine` is
                 for c in eventClients { c.receive(PedometerPauseEvent(date: date, resumed: true)) }
             }
         }
-        if let history = service.history {
-            let source = service.historySource
-            do {
-                if !steps.isEmpty { try history.append(contentsOf: steps, source: source) }
-                if !floors.isEmpty { try history.append(contentsOf: floors, source: source) }
-                if !transitions.isEmpty { try history.append(contentsOf: transitions, source: source) }
-            } catch {
-                service.logger.error("recording pedometer history failed: \(error)")
-            }
+        if sessionsAwaitingHistory > 0 {
+            heldBack.floors += floors
+            heldBack.transitions += transitions
+        } else {
+            record(steps: steps, floors: floors, transitions: transitions)
         }
         let end = service.date(at: currentTime)
-        for s in sessions where s.changed && (paused || currentTime - s.lastReport >= Self.reportInterval) {
+        for s in sessions where s.changed && !s.awaitsHistory && (paused || currentTime - s.lastReport >= Self.reportInterval) {
             s.changed = false
             s.lastReport = currentTime
             var totals = s.totals
@@ -215,6 +237,45 @@ final class PedometerRecorder: @unchecked Sendable {  // @unchecked: `engine` is
             totals.currentPace = engine.isMoving ? engine.currentPace : nil
             s.receive(totals)
         }
+    }
+
+    /// Appends to the history (which only queues them in memory; its own queue writes them).
+    private func record(steps: [StepRecord], floors: [FloorRecord], transitions: [PedometerTransitionRecord]) {
+        guard let service, let history = service.history else { return }
+        let source = service.historySource
+        do {
+            if !steps.isEmpty { try history.append(contentsOf: steps, source: source) }
+            if !floors.isEmpty { try history.append(contentsOf: floors, source: source) }
+            if !transitions.isEmpty { try history.append(contentsOf: transitions, source: source) }
+        } catch {
+            service.logger.error("recording pedometer history failed: \(error)")
+        }
+    }
+}
+
+/// Events the engine gave while a session's history was read (``PedometerRecorder``); steps with their
+/// device time, for the moving time of a session added meanwhile.
+struct HeldBackRecords {
+    var steps: [(time: Double, record: StepRecord)] = []
+    var floors: [FloorRecord] = []
+    var transitions: [PedometerTransitionRecord] = []
+    var isEmpty: Bool { steps.isEmpty && floors.isEmpty && transitions.isEmpty }
+}
+
+extension PedometerSession {
+    /// Counts a step at device time `time` (under the recorder's lock).
+    func count(step: StepRecord, at time: Double) {
+        totals.steps += 1
+        totals.distance += step.strideLength
+        if let last = lastStepTime, time - last <= PedometerRecorder.activeGap, time > last { totals.activeDuration += time - last }
+        lastStepTime = time
+        changed = true
+    }
+
+    /// Counts a floor change (under the recorder's lock).
+    func count(floor: FloorRecord) {
+        if floor.change == .ascended { totals.floorsAscended += 1 } else { totals.floorsDescended += 1 }
+        changed = true
     }
 }
 

@@ -17,18 +17,14 @@ private final class GatedHistory: HistoryStorage, @unchecked Sendable {  // @unc
     init() throws { inner = try HistoryStore(configuration: HistoryConfiguration(location: .inMemory)) }
 
     /// Holds every pedometer query until ``open()``.
-    func hold() {
-        condition.lock()
-        isOpen = false
-        condition.unlock()
-    }
+    func hold() { condition.withLock { isOpen = false } }
 
     /// Lets the queries through.
     func open() {
-        condition.lock()
-        isOpen = true
-        condition.broadcast()
-        condition.unlock()
+        condition.withLock {
+            isOpen = true
+            condition.broadcast()
+        }
     }
 
     /// Waits until a query is held at the gate, at most `seconds`.

@@ -53,14 +53,17 @@ final class PedometerRecorder: @unchecked Sendable {  // @unchecked: `engine` is
     private var sessions: [PedometerSession] = []
     private var eventClients: [PedometerEventClient] = []
     private var currentTime = -Double.infinity
-    /// Sessions whose history is being read (``addSession(from:receive:)``).
-    private var sessionsAwaitingHistory = 0
-    /// What the engine gave while a session's history was being read, for the history once no session awaits
-    /// it: kept out of the history so that the query counts exactly what was drained before the session was
-    /// added (every session counts the rest live). Bounded by the history's query time: a query of the SQLite
-    /// store waits at most its busy timeout, one of a PostgreSQL history its query timeout (30 s), and a walk
-    /// gives about 2 steps a second.
+    /// Whether a session's history is being read (``addSession(from:receive:)``).
+    private var sessionAwaitsHistory = false
+    /// What the engine gave while a session's history was being read, for the history once the read ended:
+    /// kept out of the history so that the read counts exactly what was drained before the session was added
+    /// (the session counts the rest live). Reads take turns (`historyReadLock`), so this holds the events of
+    /// one read at most: a read of the SQLite store waits at most its busy timeout, one of a PostgreSQL
+    /// history its query timeout (30 s), and a walk gives about 2 steps a second.
     private var heldBack = HeldBackRecords()
+    /// Lets one session at a time read the history: a client that subscribes again and again can then not
+    /// keep `heldBack` from the history. Only ``addSession(from:receive:)`` takes it, never the device thread.
+    private let historyReadLock = NSLock()
     private let lock = NSLock()
     /// Serialises ``start()`` (two callers never subscribe the same sensor twice).
     private let startLock = NSLock()
@@ -108,9 +111,12 @@ final class PedometerRecorder: @unchecked Sendable {  // @unchecked: `engine` is
     /// history (a PostgreSQL server far away or down) answers. Each event is counted once: the session is
     /// added (and counts live) before the query, and what the engine gives meanwhile goes to the history
     /// only after the query, so the query sees exactly what was drained before the session was added.
+    /// Sessions being added take turns for the read.
     func addSession(from start: Date, receive: @escaping @Sendable (PedometerTotals) -> Void) -> PedometerSession? {
         guard let service else { return nil }
         self.start()
+        historyReadLock.lock()
+        defer { historyReadLock.unlock() }
         lock.lock()
         let now = service.date(at: service.clock.now)
         let session = PedometerSession(
@@ -118,12 +124,9 @@ final class PedometerRecorder: @unchecked Sendable {  // @unchecked: `engine` is
             totals: PedometerTotals(
                 start: start, end: max(start, now), steps: 0, distance: 0, floorsAscended: 0, floorsDescended: 0, activeDuration: 0),
             receive: receive)
-        // Held back for an earlier session's query: drained, not yet in the history this query reads.
-        for (time, step) in heldBack.steps where step.date >= start { session.count(step: step, at: time) }
-        for floor in heldBack.floors where floor.date >= start { session.count(floor: floor) }
         session.awaitsHistory = true
         sessions.append(session)
-        sessionsAwaitingHistory += 1
+        sessionAwaitsHistory = true
         lock.unlock()
 
         let history = start < now ? service.history : nil
@@ -139,12 +142,10 @@ final class PedometerRecorder: @unchecked Sendable {  // @unchecked: `engine` is
         }
         session.awaitsHistory = false
         session.changed = session.totals.steps > 0 || session.totals.floorsAscended + session.totals.floorsDescended > 0
-        sessionsAwaitingHistory -= 1
-        if sessionsAwaitingHistory == 0, !heldBack.isEmpty {
-            let released = heldBack
-            heldBack = HeldBackRecords()
-            record(steps: released.steps.map(\.record), floors: released.floors, transitions: released.transitions)
-        }
+        sessionAwaitsHistory = false
+        let released = heldBack
+        heldBack = HeldBackRecords()
+        record(steps: released.steps, floors: released.floors, transitions: released.transitions)
         lock.unlock()
         return session
     }
@@ -206,7 +207,6 @@ final class PedometerRecorder: @unchecked Sendable {  // @unchecked: `engine` is
             case .step(let t, let length):
                 let step = StepRecord(date: date, strideLength: length)
                 steps.append(step)
-                if sessionsAwaitingHistory > 0 { heldBack.steps.append((t, step)) }
                 for s in sessions where date >= s.start { s.count(step: step, at: t) }
             case .floor(_, let ascended):
                 let floor = FloorRecord(date: date, change: ascended ? .ascended : .descended)
@@ -221,7 +221,8 @@ final class PedometerRecorder: @unchecked Sendable {  // @unchecked: `engine` is
                 for c in eventClients { c.receive(PedometerPauseEvent(date: date, resumed: true)) }
             }
         }
-        if sessionsAwaitingHistory > 0 {
+        if sessionAwaitsHistory {
+            heldBack.steps += steps
             heldBack.floors += floors
             heldBack.transitions += transitions
         } else {
@@ -253,13 +254,11 @@ final class PedometerRecorder: @unchecked Sendable {  // @unchecked: `engine` is
     }
 }
 
-/// Events the engine gave while a session's history was read (``PedometerRecorder``); steps with their
-/// device time, for the moving time of a session added meanwhile.
+/// Events the engine gave while a session's history was read (``PedometerRecorder``).
 struct HeldBackRecords {
-    var steps: [(time: Double, record: StepRecord)] = []
+    var steps: [StepRecord] = []
     var floors: [FloorRecord] = []
     var transitions: [PedometerTransitionRecord] = []
-    var isEmpty: Bool { steps.isEmpty && floors.isEmpty && transitions.isEmpty }
 }
 
 extension PedometerSession {
